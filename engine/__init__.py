@@ -1,0 +1,121 @@
+"""Mazziere's rules engine: pure functions over immutable table states.
+
+>>> import engine
+>>> out = engine.new_table("sette_e_mezzo", [engine.Seat("Ada", 100), engine.Seat("Bruno", 100)], seed=b"demo")
+>>> state = out.state
+>>> engine.is_over(state)
+False
+
+Everything a caller needs is here: :func:`new_table`, :func:`legal_actions`, :func:`to_act`, :func:`apply`,
+:func:`view`, :func:`is_over`, and the byte codec :func:`state_to_bytes` / :func:`state_from_bytes`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine import codec
+from engine.cards import Card, parse_cards
+from engine.errors import Reason, Rejected
+from engine.registry import all_games, get_game
+from engine.rules import with_options
+from engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from engine.visibility import Viewer, redact
+
+__all__ = [
+    "Action",
+    "Card",
+    "Event",
+    "LegalAction",
+    "Outcome",
+    "Reason",
+    "Rejected",
+    "Seat",
+    "TableState",
+    "all_games",
+    "apply",
+    "get_game",
+    "is_over",
+    "legal_actions",
+    "new_table",
+    "parse_cards",
+    "state_from_bytes",
+    "state_to_bytes",
+    "to_act",
+    "view",
+]
+
+
+def new_table(
+    game_id: str,
+    seats: Sequence[Seat],
+    *,
+    seed: bytes,
+    preset: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    table_id: str = "",
+) -> Outcome:
+    """A new table of ``game_id`` under a preset (default: the game's first) with option overrides."""
+    game = get_game(game_id)
+    name = preset or game.default_preset
+    if name not in game.presets:
+        raise Rejected(
+            Reason.UNKNOWN_PRESET, f"{game_id} has no preset {name!r}; presets are: {', '.join(game.presets)}"
+        )
+    rules = with_options(game.presets[name], options or {})
+    if not seed:
+        raise Rejected(Reason.INVALID_SEED, "a table needs a non-empty seed")
+    for i, seat in enumerate(seats):
+        if not isinstance(seat.chips, int) or seat.chips < 0:
+            raise Rejected(Reason.INVALID_SEATS, f"seat {i} ({seat.name!r}) has {seat.chips} chips; need 0 or more")
+    return game.start(rules, tuple(seats), seed, table_id)
+
+
+def legal_actions(state: TableState, seat: int) -> tuple[LegalAction, ...]:
+    """What ``seat`` may do now (empty when it is not its turn)."""
+    return get_game(state.game).legal_actions(state, seat)  # type: ignore[no-any-return]
+
+
+def to_act(state: TableState) -> tuple[int, ...]:
+    """The seats that may act now."""
+    return get_game(state.game).to_act(state)
+
+
+def apply(state: TableState, action: Action) -> Outcome:
+    """Check and play one action. Raises :class:`Rejected` and leaves ``state`` as it was."""
+    return get_game(state.game).apply(state, action)
+
+
+def view(state: TableState, viewer: Viewer) -> Any:
+    """The table as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
+    return redact(get_game(state.game).view(state, viewer), viewer)
+
+
+def is_over(state: TableState) -> bool:
+    return get_game(state.game).is_over(state)
+
+
+def state_to_bytes(state: TableState) -> bytes:
+    """The canonical bytes of a state (the same game always gives the same bytes)."""
+    return codec.to_json(state)
+
+
+def state_from_bytes(raw: bytes) -> TableState:
+    """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one."""
+    try:
+        data = json.loads(raw)
+        game_id = data["game"]
+    except (ValueError, UnicodeDecodeError, TypeError, KeyError):
+        raise Rejected(Reason.INVALID_STATE, "not a Mazziere table state") from None
+    game = get_game(game_id)
+    state: TableState = codec.from_data(game.state_type, data, "state")
+    current = game.presets[game.default_preset].rules_version
+    if state.rules.rules_version != current:
+        raise Rejected(
+            Reason.RULES_VERSION_UNSUPPORTED,
+            f"this table was made under {game_id} rules version {state.rules.rules_version}; "
+            f"this engine plays version {current}",
+        )
+    return state

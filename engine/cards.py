@@ -1,0 +1,101 @@
+"""Cards, suits, ranks and the three packs, with a two-character text notation.
+
+Notation: rank character then suit character.
+
+* Italian pack (carte napoletane): ranks ``A 2 3 4 5 6 7 F C R`` (asso, fante, cavallo, re);
+  suits in lower case ``d c s b`` (denari, coppe, spade, bastoni). ``Rd`` is the re di denari.
+* French packs: ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (``T`` is the ten);
+  suits in upper case ``H D C S`` (hearts, diamonds, clubs, spades). ``KD`` is the king of diamonds.
+
+The case of the suit tells the two packs apart, so every card of every pack has one spelling.
+
+>>> Card.parse("Rd")
+Card.parse('Rd')
+>>> Card.parse("Rd").rank, Card.parse("TS").rank
+(10, 10)
+>>> [str(c) for c in ITALIAN_40[:3]]
+['Ad', '2d', '3d']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from engine.errors import Reason, Rejected
+
+
+class Suit(Enum):
+    """A suit; its value is the notation character."""
+
+    DENARI = "d"
+    COPPE = "c"
+    SPADE = "s"
+    BASTONI = "b"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+    SPADES = "S"
+
+    @property
+    def is_italian(self) -> bool:
+        return self.value.islower()
+
+
+ITALIAN_SUITS = (Suit.DENARI, Suit.COPPE, Suit.SPADE, Suit.BASTONI)
+FRENCH_SUITS = (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
+
+# Rank numbers: Italian 1..10 (8 fante, 9 cavallo, 10 re); French 1..13 (11 J, 12 Q, 13 K).
+_ITALIAN_RANKS = "A234567FCR"
+_FRENCH_RANKS = "A23456789TJQK"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    """One playing card. Build cards with :meth:`parse`; compare them by value."""
+
+    rank: int
+    suit: Suit
+
+    @property
+    def is_figure(self) -> bool:
+        """Fante/cavallo/re in the Italian pack, J/Q/K in the French ones."""
+        return self.rank >= 8 if self.suit.is_italian else self.rank >= 11
+
+    @staticmethod
+    def parse(text: str) -> Card:
+        """Read a card from its notation; raise :class:`Rejected` (INVALID_CARD) if it is not one."""
+        card = _BY_TEXT.get(text)
+        if card is None:
+            raise Rejected(Reason.INVALID_CARD, f"{text!r} is not a card (e.g. 'Rd', '7c', 'KD', 'TS')")
+        return card
+
+    def __str__(self) -> str:
+        ranks = _ITALIAN_RANKS if self.suit.is_italian else _FRENCH_RANKS
+        return ranks[self.rank - 1] + self.suit.value
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """Read space-separated cards: ``parse_cards("7d Rb")``."""
+    return tuple(Card.parse(t) for t in text.split())
+
+
+def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
+    """The inverse of :func:`parse_cards`."""
+    return " ".join(str(c) for c in cards)
+
+
+_ALL = [Card(r, s) for s in ITALIAN_SUITS for r in range(1, 11)] + [
+    Card(r, s) for s in FRENCH_SUITS for r in range(1, 14)
+]
+_BY_TEXT = {str(c): c for c in _ALL}
+
+ITALIAN_40: tuple[Card, ...] = tuple(c for c in _ALL if c.suit.is_italian)
+"""Carte napoletane: four suits of asso..7, fante, cavallo, re."""
+FRENCH_40: tuple[Card, ...] = tuple(c for c in _ALL if not c.suit.is_italian and c.rank not in (8, 9, 10))
+"""French 40-card pack: A, 2..7, J, Q, K."""
+FRENCH_32: tuple[Card, ...] = tuple(c for c in _ALL if not c.suit.is_italian and c.rank not in range(2, 7))
+"""French 32-card pack (piquet): 7, 8, 9, 10, J, Q, K, A."""

@@ -1,0 +1,99 @@
+"""The one interface all games share, and the checks every action passes before a game sees it."""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.errors import Reason, Rejected
+from engine.rules import RuleProfile
+from engine.table import Action, LegalAction, Outcome, Seat, TableState
+from engine.visibility import Viewer
+
+S = TypeVar("S", bound=TableState)
+R = TypeVar("R", bound=RuleProfile)
+
+
+class Game(ABC, Generic[S, R]):
+    """A card game. Subclasses implement the rules; :meth:`apply` does the checking.
+
+    A game module defines one subclass and registers an instance in :mod:`engine.registry`.
+    """
+
+    id: ClassVar[str]
+    """Stable identifier, e.g. ``"sette_e_mezzo"``."""
+    title: ClassVar[str]
+    state_type: ClassVar[type[TableState]]
+    rules_type: ClassVar[type]
+    presets: ClassVar[Mapping[str, Any]]
+    """Named rule profiles; the first one is the default."""
+    action_kinds: ClassVar[tuple[str, ...]]
+
+    @property
+    def default_preset(self) -> str:
+        return next(iter(self.presets))
+
+    # -- what a game implements ------------------------------------------------------------------
+
+    @abstractmethod
+    def start(self, rules: R, seats: Sequence[Seat], seed: bytes, table_id: str) -> Outcome:
+        """A new table (seat count and chips already checked against nothing but types)."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> tuple[LegalAction, ...]:
+        """What ``seat`` may do now; empty when it is not that seat's turn."""
+
+    @abstractmethod
+    def play(self, state: S, action: Action) -> Outcome:
+        """Apply an action that :meth:`apply` has already found legal."""
+
+    @abstractmethod
+    def view(self, state: S, viewer: Viewer) -> Any:
+        """The table as a dataclass of public facts and :class:`~engine.visibility.TableCard` s.
+
+        The engine redacts it for ``viewer``; a game never leaves the stock or seed in it.
+        """
+
+    @abstractmethod
+    def is_over(self, state: S) -> bool:
+        """True when the game has ended and no action is possible."""
+
+    def to_act(self, state: S) -> tuple[int, ...]:
+        """The seats that may act now."""
+        return tuple(s for s in range(state.seat_count) if self.legal_actions(state, s))
+
+    # -- shared behaviour ------------------------------------------------------------------------
+
+    def apply(self, state: S, action: Action) -> Outcome:
+        """Check ``action`` against the rules, then play it. Raises :class:`Rejected`; never half-applies."""
+        if self.is_over(state):
+            raise Rejected(Reason.GAME_OVER, "the game is over; no action is possible")
+        if not 0 <= action.seat < state.seat_count:
+            raise Rejected(Reason.INVALID_SEAT, f"seat {action.seat} is not at this {state.seat_count}-seat table")
+        legal = self.legal_actions(state, action.seat)
+        if not legal:
+            waiting = ", ".join(map(str, self.to_act(state)))
+            raise Rejected(Reason.NOT_YOUR_TURN, f"seat {action.seat} may not act now; waiting for seat {waiting}")
+        chosen = _match(legal, action)
+        if not chosen.min_amount <= action.amount <= chosen.max_amount:
+            raise Rejected(
+                Reason.STAKE_OUT_OF_RANGE,
+                f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
+            )
+        outcome = self.play(state, action)
+        return dataclasses.replace(outcome, state=dataclasses.replace(outcome.state, seq=state.seq + 1))
+
+
+def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:
+    kinds = [entry for entry in legal if entry.kind == action.kind]
+    if not kinds:
+        allowed = sorted({entry.kind for entry in legal})
+        raise Rejected(
+            Reason.ILLEGAL_ACTION, f"{action.kind!r} is not allowed now; seat {action.seat} may: {', '.join(allowed)}"
+        )
+    for entry in kinds:
+        if entry.target == action.target and entry.cards == action.cards:
+            return entry
+    raise Rejected(Reason.ILLEGAL_ACTION, f"{action.kind} is not allowed with these cards or target seat")

@@ -1,0 +1,1 @@
+"""Every game, one package each. Importing this package registers them all."""

@@ -1,0 +1,93 @@
+"""The values every game shares: seats, actions, legal actions, events, outcomes, the state header."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import Card
+from engine.ledger import Transfer
+from engine.visibility import PUBLIC, Audience, TableCard
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A player at the table as the caller names it, with the chips it brings."""
+
+    name: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One move by one seat. ``kind`` is one of the game's action kinds.
+
+    ``amount`` is a stake or raise, ``target`` another seat the move names, ``cards`` the cards it names
+    (for instance the card given and the card taken in an exchange).
+    """
+
+    seat: int
+    kind: str
+    amount: int = 0
+    target: int | None = None
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LegalAction:
+    """A move a seat may make now. Where an amount matters it must lie in ``[min_amount, max_amount]``."""
+
+    kind: str
+    min_amount: int = 0
+    max_amount: int = 0
+    target: int | None = None
+    cards: tuple[Card, ...] = ()
+
+    def example(self, seat: int) -> Action:
+        """The action this entry allows, with the smallest amount."""
+        return Action(seat, self.kind, self.min_amount, self.target, self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, with who may see it. Cards inside carry their own audience too."""
+
+    kind: str
+    seat: int | None = None
+    target: int | None = None
+    cards: tuple[TableCard, ...] = ()
+    amount: int = 0
+    points: int = 0
+    seen_by: Audience = PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """The header every game's state starts with. Game states subclass it and add their own fields.
+
+    ``seed`` and ``draws`` drive :mod:`engine.chance`; ``seq`` counts accepted actions; ``chips`` and
+    ``pot`` hold all the money on the table.
+    """
+
+    game: str
+    table_id: str
+    rules: Any
+    names: tuple[str, ...]
+    chips: tuple[int, ...]
+    pot: int
+    seed: bytes
+    draws: int
+    seq: int
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.names)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What :func:`engine.apply` returns: the new state, what happened, and who paid whom."""
+
+    state: Any
+    events: tuple[Event, ...] = ()
+    settlement: tuple[Transfer, ...] = ()

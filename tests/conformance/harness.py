@@ -1,0 +1,160 @@
+"""Random-simulation conformance, after OpenSpiel's RandomSimTest: one harness for every game.
+
+:func:`check_random_play` plays a table with random legal actions and checks, after every action, the
+engine's invariants: chips conserved, codec round trip, legal actions non-empty until the game is over,
+every legal action applies and illegal ones are rejected with the state untouched, redaction invariance,
+indifference to the process-wide ``random`` module, and determinism (a replay gives the same bytes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+import engine
+from engine.cards import Card
+from engine.ledger import total
+from engine.table import Action, Outcome, Seat, TableState
+from engine.visibility import TableCard, Viewer, redact
+from tests.helpers import random_step
+
+
+def check_random_play(
+    game_id: str,
+    seat_count: int,
+    *,
+    preset: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    chips: int = 100,
+    seed: int = 0,
+    max_actions: int = 400,
+    hand_limit: int = 150,
+) -> list[Action]:
+    """Play ``max_actions`` random legal actions (or to the end); check every invariant. Returns the actions."""
+    rng = random.Random(seed)
+    seats = [Seat(f"p{i}", chips) for i in range(seat_count)]
+    table_seed = seed.to_bytes(8, "big")
+    first = engine.new_table(game_id, seats, seed=table_seed, preset=preset, options=options, table_id="t")
+    state = first.state
+    chips_total = total(state.chips, state.pot)
+    actions: list[Action] = []
+    outcomes: list[Outcome] = [first]
+    since_hand = 0
+    while not engine.is_over(state) and len(actions) < max_actions:
+        check_state(state, chips_total)
+        check_rejections(state, rng)
+        check_redaction(state, rng)
+        random.seed(rng.random())  # the process-wide generator must not matter
+        action = random_step(state, rng)
+        outcome = engine.apply(state, action)
+        check_events_redaction(state, action, outcome, rng)
+        actions.append(action)
+        outcomes.append(outcome)
+        state = outcome.state
+        since_hand = 0 if any(e.kind in ("HAND_OVER", "GAME_OVER") for e in outcome.events) else since_hand + 1
+        assert since_hand <= hand_limit, f"a hand of {game_id} lasted more than {hand_limit} actions"
+    check_state(state, chips_total)
+    check_replay(game_id, seats, table_seed, preset, options, actions, outcomes)
+    return actions
+
+
+def check_state(state: TableState, chips_total: int) -> None:
+    assert total(state.chips, state.pot) == chips_total, "chips not conserved"
+    raw = engine.state_to_bytes(state)
+    assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
+    if not engine.is_over(state):
+        assert engine.to_act(state), "nobody may act but the game is not over"
+    else:
+        assert not engine.to_act(state)
+    for viewer in [None, *range(state.seat_count)]:
+        engine.view(state, viewer)  # every view can be built
+
+
+def check_rejections(state: TableState, rng: random.Random) -> None:
+    """Actions the rules forbid are refused with a reason, and the state is untouched."""
+    before = engine.state_to_bytes(state)
+    acting = set(engine.to_act(state))
+    probes = [Action(state.seat_count, "STAND"), Action(rng.randrange(state.seat_count), "NO_SUCH_MOVE")]
+    idle = [s for s in range(state.seat_count) if s not in acting]
+    if idle:
+        probes.append(Action(rng.choice(idle), "STAND"))
+    seat = rng.choice(sorted(acting))
+    for entry in engine.legal_actions(state, seat):
+        probes.append(Action(seat, entry.kind, entry.max_amount + 1, entry.target, entry.cards))
+        if entry.min_amount > 0:
+            probes.append(Action(seat, entry.kind, entry.min_amount - 1, entry.target, entry.cards))
+    for probe in probes:
+        with pytest.raises(engine.Rejected):
+            engine.apply(state, probe)
+        assert engine.state_to_bytes(state) == before, f"{probe} changed the state"
+
+
+def check_redaction(state: TableState, rng: random.Random) -> None:
+    """A seat's view does not change when cards hidden from it, and the stock order, change."""
+    for viewer in [None, *range(state.seat_count)]:
+        other = scramble_hidden(state, viewer, rng)
+        assert engine.view(other, viewer) == engine.view(state, viewer), f"view of {viewer} leaks hidden cards"
+
+
+def check_events_redaction(state: TableState, action: Action, outcome: Outcome, rng: random.Random) -> None:
+    """Events tell a seat no more than its view: if hidden cards change and the view after the
+    action is the same, the seat's events are the same too."""
+    for viewer in [None, *range(state.seat_count)]:
+        other = scramble_hidden(state, viewer, rng)
+        try:
+            alt = engine.apply(other, action)
+        except engine.Rejected:
+            continue  # the scramble changed what is legal (e.g. a hidden total); nothing to compare
+        if engine.view(alt.state, viewer) == engine.view(outcome.state, viewer):
+            assert redact(alt.events, viewer) == redact(outcome.events, viewer), f"events leak to {viewer}"
+
+
+def check_replay(
+    game_id: str,
+    seats: list[Seat],
+    seed: bytes,
+    preset: str | None,
+    options: Mapping[str, Any] | None,
+    actions: list[Action],
+    outcomes: list[Outcome],
+) -> None:
+    """Same seed and same actions give byte-identical states, events and settlements."""
+    random.seed(12345)
+    replayed = [engine.new_table(game_id, seats, seed=seed, preset=preset, options=options, table_id="t")]
+    for action in actions:
+        replayed.append(engine.apply(replayed[-1].state, action))
+    for a, b in zip(outcomes, replayed, strict=True):
+        assert engine.state_to_bytes(a.state) == engine.state_to_bytes(b.state)
+        assert a.events == b.events and a.settlement == b.settlement
+
+
+def scramble_hidden(state: TableState, viewer: Viewer, rng: random.Random) -> TableState:
+    """``state`` with every card hidden from ``viewer`` (seat cards and the stock) shuffled among themselves."""
+    hidden: list[Card] = []
+    _walk(state, viewer, hidden.append)
+    rng.shuffle(hidden)
+    it = iter(hidden)
+    return _walk(state, viewer, lambda _c: next(it))  # type: ignore[no-any-return]
+
+
+def _walk(value: Any, viewer: Viewer, visit: Any, field: str = "") -> Any:
+    if isinstance(value, TableCard):
+        if value.card is not None and not value.seen_by.admits(viewer):
+            return TableCard(visit(value.card) or value.card, value.seen_by)
+        return value
+    if isinstance(value, Card):
+        return (visit(value) or value) if field == "stock" else value
+    if isinstance(value, tuple):
+        return tuple(_walk(v, viewer, visit, field) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: _walk(v, viewer, visit, f.name)
+            for f in dataclasses.fields(value)
+            if isinstance(v := getattr(value, f.name), tuple | TableCard) or dataclasses.is_dataclass(v)
+        }
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

@@ -1,0 +1,56 @@
+"""Test-only helpers: stacked decks and random play."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+import engine
+from engine import chance
+from engine.cards import Card, parse_cards
+from engine.table import Action, LegalAction
+
+
+@contextmanager
+def stacked(*decks: str) -> Iterator[None]:
+    """Make the next shuffles put these cards on top, in order (index 0 is dealt first).
+
+    Each argument stacks one shuffle (``stacked("7d Rb 3c")``); the rest of the pack follows in its
+    usual order. Later shuffles are real. Only for tests: the engine has no such door.
+    """
+    pending = [parse_cards(d) for d in decks]
+    real = chance.shuffled
+    mp = pytest.MonkeyPatch()
+
+    def fake(items: Sequence[Any], seed: bytes, counter: int) -> tuple[Any, ...]:
+        if not pending:
+            return real(items, seed, counter)
+        top = pending.pop(0)
+        missing = [c for c in top if c not in items]
+        assert not missing, f"stacked cards {missing} are not in this pack"
+        return (*top, *(c for c in items if c not in top))
+
+    mp.setattr(chance, "shuffled", fake)
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    return parse_cards(text)
+
+
+def random_action(entry: LegalAction, seat: int, rng: random.Random) -> Action:
+    """A concrete action for a legal entry, with a random amount in its range."""
+    return Action(seat, entry.kind, rng.randint(entry.min_amount, entry.max_amount), entry.target, entry.cards)
+
+
+def random_step(state: engine.TableState, rng: random.Random) -> Action:
+    """Pick a random legal action of a random seat that may act."""
+    seat = rng.choice(engine.to_act(state))
+    return random_action(rng.choice(engine.legal_actions(state, seat)), seat, rng)
