@@ -75,7 +75,7 @@ def new_table(
 
 def legal_actions(state: TableState, seat: int) -> tuple[LegalAction, ...]:
     """What ``seat`` may do now (empty when it is not its turn)."""
-    return get_game(state.game).legal_actions(state, seat)  # type: ignore[no-any-return]
+    return get_game(state.game).legal_actions(state, seat)
 
 
 def to_act(state: TableState) -> tuple[int, ...]:

@@ -83,7 +83,7 @@ def _read(kind: Any, data: Any, where: str) -> Any:
         return Card.parse(_expect(data, str, where))
     if isinstance(kind, type) and issubclass(kind, Enum):
         return kind(data)
-    if dataclasses.is_dataclass(kind):
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         _expect(data, dict, where)
         hints = _hints(kind)
         unknown = set(data) - set(hints)

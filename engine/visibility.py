@@ -84,7 +84,7 @@ def _redact(value: Any, viewer: Viewer) -> Any:
             for f in dataclasses.fields(value)
             if isinstance(v := getattr(value, f.name), tuple) or dataclasses.is_dataclass(v)
         }
-        return dataclasses.replace(value, **changes) if changes else value  # type: ignore[type-var]
+        return dataclasses.replace(value, **changes) if changes else value
     return value
 
 
