@@ -1,0 +1,149 @@
+"""The engine's shared behaviour, on a toy game: checks before play, codec, rule profiles, registry."""
+
+import pytest
+
+import engine
+from engine import codec, registry
+from engine.errors import Reason, Rejected
+from engine.rules import describe, with_options
+from engine.table import Action, Seat
+from tests.core.toy import Pack, Toy, ToyRules
+from tests.helpers import stacked
+
+
+@pytest.fixture(autouse=True)
+def toy_registered():
+    registry.register(Toy())
+    yield
+    registry.GAMES.pop("toy")
+
+
+def table(**kw):
+    return engine.new_table("toy", [Seat("a", 10), Seat("b", 10), Seat("c", 3)], seed=b"toy", **kw).state
+
+
+def rejected(state, action, reason):
+    before = engine.state_to_bytes(state)
+    with pytest.raises(Rejected) as err:
+        engine.apply(state, action)
+    assert err.value.reason is reason
+    assert engine.state_to_bytes(state) == before
+    return err.value.message
+
+
+def test_apply_checks_turn_kind_seat_and_amount_before_play():
+    state = table()
+    assert "waiting for seat 0" in rejected(state, Action(1, "BET", 1), Reason.NOT_YOUR_TURN)
+    assert "may: BET" in rejected(state, Action(0, "FOLD"), Reason.ILLEGAL_ACTION)
+    assert "[1, 5]" in rejected(state, Action(0, "BET", 6), Reason.STAKE_OUT_OF_RANGE)
+    rejected(state, Action(0, "BET", 0), Reason.STAKE_OUT_OF_RANGE)
+    rejected(state, Action(3, "BET", 1), Reason.INVALID_SEAT)
+    rejected(state, Action(-1, "BET", 1), Reason.INVALID_SEAT)
+    rejected(state, Action(0, "BET", 1, target=2), Reason.ILLEGAL_ACTION)
+
+
+def test_apply_counts_accepted_actions_and_ends_the_game():
+    with stacked("Ad Rd 2d"):
+        state = table()
+    for seat in range(3):
+        state = engine.apply(state, Action(seat, "BET", 2 if seat < 2 else 3)).state
+    assert state.seq == 3
+    assert state.chips == (8, 15, 0)
+    assert engine.is_over(state) and engine.to_act(state) == ()
+    rejected(state, Action(0, "BET", 1), Reason.GAME_OVER)
+
+
+def test_amount_bound_follows_the_seats_chips():
+    state = table()
+    state = engine.apply(state, Action(0, "BET", 1)).state
+    state = engine.apply(state, Action(1, "BET", 1)).state
+    assert engine.legal_actions(state, 2)[0].max_amount == 3
+
+
+def test_views_are_redacted_by_the_engine():
+    with stacked("Ad Rd 2d"):
+        state = table()
+    assert [h.card and str(h.card) for h in engine.view(state, 1).hands] == [None, "Rd", None]
+    assert [h.card for h in engine.view(state, None).hands] == [None, None, None]
+
+
+def test_state_bytes_round_trip_and_are_canonical():
+    state = table(options={"lucky_card": "Rd", "banned_ranks": [3, 2]})
+    raw = engine.state_to_bytes(state)
+    assert engine.state_from_bytes(raw) == state
+    assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw
+    assert b'"banned_ranks":[2,3]' in raw
+
+
+@pytest.mark.parametrize(
+    "raw", [b"", b"not json", b"[]", b'{"game": "toy"}', b'{"game": "nope"}', b'{"game": "toy", "seq": "x"}']
+)
+def test_unreadable_states_are_typed_rejections(raw):
+    with pytest.raises(Rejected) as err:
+        engine.state_from_bytes(raw)
+    assert err.value.reason in (Reason.INVALID_STATE, Reason.UNKNOWN_GAME)
+
+
+def test_a_state_of_another_rules_version_is_refused():
+    raw = engine.state_to_bytes(table()).replace(b'"rules_version":1', b'"rules_version":0')
+    with pytest.raises(Rejected) as err:
+        engine.state_from_bytes(raw)
+    assert err.value.reason is Reason.RULES_VERSION_UNSUPPORTED
+
+
+def test_options_override_presets_with_typed_errors():
+    rules = with_options(ToyRules(), {"pack": "FRENCH", "max_bet": 7, "lucky_card": "KD"})
+    assert rules.pack is Pack.FRENCH and rules.max_bet == 7 and str(rules.lucky_card) == "KD"
+    cases = [
+        ({"nope": 1}, Reason.UNKNOWN_OPTION),
+        ({"rules_version": 2}, Reason.UNKNOWN_OPTION),
+        ({"max_bet": "7"}, Reason.INVALID_OPTION),
+        ({"max_bet": True}, Reason.INVALID_OPTION),
+        ({"max_bet": 0}, Reason.INVALID_OPTION),
+        ({"pack": "SPANISH"}, Reason.INVALID_OPTION),
+        ({"lucky_card": "Zz"}, Reason.INVALID_OPTION),
+    ]
+    for overrides, reason in cases:
+        with pytest.raises(Rejected) as err:
+            with_options(ToyRules(), overrides)
+        assert err.value.reason is reason, overrides
+
+
+def test_describe_lists_every_option_for_a_settings_screen():
+    info = {o.name: o for o in describe(ToyRules)}
+    assert list(info) == ["max_bet", "pack", "lucky_card", "banned_ranks"]
+    assert info["pack"].choices == ("ITALIAN", "FRENCH") and info["pack"].default == "ITALIAN"
+    assert info["lucky_card"].type == "card | null" and info["banned_ranks"].type == "list[int]"
+    assert all(o.doc for o in info.values())
+
+
+def test_presets_unknown_games_and_bad_seats_are_typed_rejections():
+    assert table(preset="BIG").rules.max_bet == 50
+    for kwargs, reason in [
+        ({"preset": "HUGE"}, Reason.UNKNOWN_PRESET),
+        ({"seed": b""}, Reason.INVALID_SEED),
+    ]:
+        with pytest.raises(Rejected) as err:
+            engine.new_table("toy", [Seat("a", 1), Seat("b", 1)], **{"seed": b"s", **kwargs})
+        assert err.value.reason is reason
+    with pytest.raises(Rejected) as err:
+        engine.new_table("chess", [Seat("a", 1)], seed=b"s")
+    assert err.value.reason is Reason.UNKNOWN_GAME
+    with pytest.raises(Rejected) as err:
+        engine.new_table("toy", [Seat("a", 1), Seat("b", -1)], seed=b"s")
+    assert err.value.reason is Reason.INVALID_SEATS
+
+
+def test_codec_reads_back_what_it_writes():
+    rules = ToyRules(lucky_card=engine.Card.parse("7c"), banned_ranks=frozenset({4}))
+    assert codec.from_data(ToyRules, codec.to_data(rules)) == rules
+    with pytest.raises(Rejected):
+        codec.from_data(ToyRules, {"max_bet": 1, "extra": 2})
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_conformance_harness_passes_on_the_toy_game(seats):
+    from tests.conformance.harness import check_random_play
+
+    actions = check_random_play("toy", seats, seed=seats)
+    assert len(actions) == seats

@@ -1,0 +1,96 @@
+"""A tiny high-card game used to test the engine core on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from engine import chance
+from engine.cards import FRENCH_32, ITALIAN_40, Card
+from engine.errors import Reason, Rejected
+from engine.game import Game
+from engine.ledger import POT, Transfer, settle
+from engine.rules import option
+from engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from engine.visibility import TableCard, Viewer, face_down, face_up
+
+
+class Pack(Enum):
+    ITALIAN = "ITALIAN"
+    FRENCH = "FRENCH"
+
+
+@dataclass(frozen=True, slots=True)
+class ToyRules:
+    rules_version: int = 1
+    max_bet: int = option(5, "Largest bet.")
+    pack: Pack = option(Pack.ITALIAN, "Which pack.")
+    lucky_card: Card | None = option(None, "A card that always wins.")
+    banned_ranks: frozenset[int] = option(frozenset(), "Ranks removed from the pack.")
+
+    def validate(self) -> None:
+        if self.max_bet < 1:
+            raise Rejected(Reason.INVALID_OPTION, "max_bet must be at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class ToyState(TableState):
+    rules: ToyRules
+    turn: int
+    hands: tuple[TableCard, ...]
+    stock: tuple[Card, ...]
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToyView:
+    turn: int
+    hands: tuple[TableCard, ...]
+    pot: int
+    stock_size: int
+
+
+class Toy(Game[ToyState, ToyRules]):
+    id = "toy"
+    title = "Toy high card"
+    state_type = ToyState
+    rules_type = ToyRules
+    presets = {"PLAIN": ToyRules(), "BIG": ToyRules(max_bet=50)}
+    action_kinds = ("BET",)
+
+    def start(self, rules: ToyRules, seats: Sequence[Seat], seed: bytes, table_id: str) -> Outcome:
+        if len(seats) < 2:
+            raise Rejected(Reason.INVALID_SEATS, "toy needs two seats")
+        pack = ITALIAN_40 if rules.pack is Pack.ITALIAN else FRENCH_32
+        deck = chance.shuffled([c for c in pack if c.rank not in rules.banned_ranks], seed, 0)
+        hands = tuple(face_down(deck[i], i) for i in range(len(seats)))
+        state = ToyState(
+            "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed, 1, 0,
+            0, hands, deck[len(seats):], False,
+        )  # fmt: skip
+        return Outcome(state, tuple(Event("DEALT", seat=i, cards=(h,)) for i, h in enumerate(hands)))
+
+    def legal_actions(self, state: ToyState, seat: int) -> tuple[LegalAction, ...]:
+        if state.over or seat != state.turn:
+            return ()
+        return (LegalAction("BET", 1, min(state.rules.max_bet, state.chips[seat])),)
+
+    def play(self, state: ToyState, action: Action) -> Outcome:
+        bet = Transfer(action.seat, POT, action.amount)
+        chips, pot = settle(state.chips, state.pot, [bet])
+        if action.seat + 1 < state.seat_count:
+            return Outcome(dataclasses.replace(state, chips=chips, pot=pot, turn=action.seat + 1), (), (bet,))
+        winner = max(range(state.seat_count), key=lambda s: state.hands[s].card.rank)  # type: ignore[union-attr]
+        win = Transfer(POT, winner, pot)
+        chips, pot = settle(chips, pot, [win])
+        shown = tuple(face_up(h.card) for h in state.hands if h.card)
+        new = dataclasses.replace(state, chips=chips, pot=pot, hands=shown, over=True)
+        return Outcome(new, (Event("GAME_OVER", seat=winner, cards=shown),), (bet, win))
+
+    def view(self, state: ToyState, viewer: Viewer) -> ToyView:
+        return ToyView(state.turn, state.hands, state.pot, len(state.stock))
+
+    def is_over(self, state: ToyState) -> bool:
+        return state.over
