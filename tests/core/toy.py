@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import ClassVar
 
 from engine import chance
 from engine.cards import FRENCH_32, ITALIAN_40, Card
@@ -57,7 +58,7 @@ class Toy(Game[ToyState, ToyRules]):
     title = "Toy high card"
     state_type = ToyState
     rules_type = ToyRules
-    presets = {"PLAIN": ToyRules(), "BIG": ToyRules(max_bet=50)}
+    presets: ClassVar[dict[str, ToyRules]] = {"PLAIN": ToyRules(), "BIG": ToyRules(max_bet=50)}
     action_kinds = ("BET",)
 
     def start(self, rules: ToyRules, seats: Sequence[Seat], seed: bytes, table_id: str) -> Outcome:
