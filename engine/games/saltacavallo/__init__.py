@@ -1,0 +1,22 @@
+"""Saltacavallo / Asso che fugge (RULES.md §2). Importing this package registers the game."""
+
+from engine.games.saltacavallo.game import Saltacavallo
+from engine.games.saltacavallo.rules import CUCU, NAPOLETANO, AllDeadHand, FirstDealer, Reshuffle, SaltacavalloRules
+from engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
+from engine.registry import register
+
+GAME = register(Saltacavallo())
+
+__all__ = [
+    "CUCU",
+    "GAME",
+    "NAPOLETANO",
+    "AllDeadHand",
+    "FirstDealer",
+    "Phase",
+    "Reshuffle",
+    "Saltacavallo",
+    "SaltacavalloRules",
+    "SaltacavalloState",
+    "SaltacavalloView",
+]

@@ -1,0 +1,67 @@
+"""Saltacavallo's table state and the view a seat gets of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from engine.cards import Card
+from engine.games.saltacavallo.rules import SaltacavalloRules
+from engine.table import TableState
+from engine.visibility import TableCard
+
+
+class Phase(Enum):
+    """Where the table is."""
+
+    DEAL = "DEAL"
+    """Between hands: the dealer sends DEAL; dead seats may REVIVE (SC-13)."""
+    PLAY = "PLAY"
+    """SC-7: the seat ``turn`` keeps or swaps."""
+    DEALER = "DEALER"
+    """SC-10: every card is face up; the dealer keeps or draws."""
+    OVER = "OVER"
+    """SC-15: the game has ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaltacavalloState(TableState):
+    """A Saltacavallo table. ``hand[s]`` is seat ``s``'s card this hand (``None``: no card)."""
+
+    rules: SaltacavalloRules
+    lives: tuple[int, ...]
+    dealer: int
+    """The seat dealing this hand, or (between hands) the next one."""
+    phase: Phase
+    turn: int
+    """The seat to keep or swap in PLAY, else -1."""
+    hand: tuple[TableCard | None, ...]
+    stock: tuple[Card, ...]
+    losers: tuple[int, ...]
+    """The seats that lost a life in the last hand, until the next DEAL."""
+    revived: tuple[int, ...]
+    """Seats given a life since the last hand; they cannot give one before the next hand."""
+    winners: tuple[int, ...]
+    """Who took the pot when the game ended."""
+    hands: int
+    """Hands dealt so far (a replayed hand counts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaltacavalloView:
+    """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine."""
+
+    names: tuple[str, ...]
+    chips: tuple[int, ...]
+    pot: int
+    lives: tuple[int, ...]
+    alive: tuple[bool, ...]
+    dealer: int
+    phase: Phase
+    turn: int | None
+    cards: tuple[TableCard | None, ...]
+    stock_size: int
+    losers: tuple[int, ...]
+    revived: tuple[int, ...]
+    winners: tuple[int, ...]
+    hands: int
