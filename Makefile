@@ -11,12 +11,29 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-setup: $(BIN)/.installed
+GEN := services/gen/.generated
+BUF := node_modules/.bin/buf
+
+# Python code from the protobuf contract (grpcio-tools, installed above); not kept in git.
+$(GEN): $(BIN)/.installed $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
+	$(BIN)/python -m services.codegen
+	touch $@
+
+# The buf CLI (lint and breaking-change checks of the contract), pinned in package.json.
+$(BUF): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(BIN)/.installed $(GEN)
 
 run: setup
 	$(BIN)/mazziere serve
 
-lint: setup
+lint: setup $(BUF)
+	$(BUF) lint
+	@if git cat-file -e HEAD~1:buf.yaml 2>/dev/null; then \
+		echo "buf breaking --against .git#ref=HEAD~1"; $(BUF) breaking --against '.git#ref=HEAD~1'; \
+	else echo "buf breaking: no previous commit with protos; skipped"; fi
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

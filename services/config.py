@@ -1,0 +1,82 @@
+"""The server's configuration, read from environment variables (each documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the server reads from its environment. Field defaults are the documented defaults."""
+
+    host: str = "[::]"
+    port: int = 50051
+    metrics_port: int = 9090
+    """0 turns the metrics endpoint off."""
+    server_kind: str = "thread"
+    """``thread`` (grpc.server with a thread pool) or ``aio`` (grpc.aio); see docs/performance.md."""
+    workers: int = 4
+    seal_keys: str = ""
+    """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
+    seal_keys_file: str = ""
+    trusted_mode: bool = False
+    """Plain states in and out, and no seat keys: only for a trusted back end or debugging."""
+    max_message_bytes: int = 1 << 20
+    max_replay_actions: int = 10_000
+    grace_seconds: float = 10.0
+    drain_seconds: float = 0.0
+    """After SIGTERM, how long to keep serving while NOT_SERVING, so load balancers stop sending calls."""
+    keepalive_time_ms: int = 60_000
+    keepalive_timeout_ms: int = 20_000
+    max_connection_age_ms: int = 300_000
+    max_connection_age_grace_ms: int = 30_000
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
+    reflection: bool = True
+    log_level: str = "info"
+    log_calls: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read ``MAZZIERE_<FIELD>`` (upper case) for every field; unset variables keep the default."""
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for name, default in cls.__dataclass_fields__.items():
+            raw = env.get(f"MAZZIERE_{name.upper()}")
+            if raw is None or raw == "":
+                continue
+            kind = type(default.default)
+            try:
+                if kind is bool:
+                    if raw.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError(raw)
+                    values[name] = raw.lower() in ("1", "true", "yes", "on")
+                elif kind is int:
+                    values[name] = int(raw)
+                elif kind is float:
+                    values[name] = float(raw)
+                else:
+                    values[name] = raw
+            except ValueError:
+                raise ConfigError(f"MAZZIERE_{name.upper()}={raw!r} is not a valid {kind.__name__}") from None
+        config = cls(**values)  # type: ignore[arg-type]
+        config.check()
+        return config
+
+    def check(self) -> None:
+        if self.server_kind not in ("thread", "aio"):
+            raise ConfigError(f"MAZZIERE_SERVER_KIND must be 'thread' or 'aio', not {self.server_kind!r}")
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
+        if self.workers < 1 or self.max_message_bytes < 1024:
+            raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"

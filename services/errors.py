@@ -1,0 +1,80 @@
+"""The rich error model: every refusal is a gRPC status with a google.rpc.ErrorInfo (reason, domain, metadata).
+
+Engine rejections keep their reason (``Reason.is_precondition`` picks FAILED_PRECONDITION, otherwise
+INVALID_ARGUMENT); the service adds its own reasons (tokens, tables, sequence numbers, seat keys). The reasons
+are the names of ``mazziere.v1.ErrorReason`` without the prefix; a test keeps the two lists equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from engine.errors import Reason, Rejected
+
+DOMAIN = "mazziere.v1"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class ServiceReason(Enum):
+    """The service's own reasons, beside the engine's :class:`~engine.errors.Reason`."""
+
+    INVALID_REQUEST = "INVALID_REQUEST"
+    INVALID_TOKEN = "INVALID_TOKEN"
+    WRONG_TABLE = "WRONG_TABLE"
+    PLAIN_STATE_REFUSED = "PLAIN_STATE_REFUSED"
+    STALE_SEQUENCE = "STALE_SEQUENCE"
+    SEAT_KEY_MISSING = "SEAT_KEY_MISSING"
+    SEAT_KEY_INVALID = "SEAT_KEY_INVALID"
+
+
+_CODES = {
+    ServiceReason.INVALID_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_TOKEN: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.WRONG_TABLE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.PLAIN_STATE_REFUSED: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.STALE_SEQUENCE: grpc.StatusCode.ABORTED,
+    ServiceReason.SEAT_KEY_MISSING: grpc.StatusCode.PERMISSION_DENIED,
+    ServiceReason.SEAT_KEY_INVALID: grpc.StatusCode.PERMISSION_DENIED,
+}
+
+
+class ServiceError(Exception):
+    """A refusal on its way to the caller."""
+
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def of(cls, reason: ServiceReason, message: str, **metadata: str) -> ServiceError:
+        return cls(_CODES[reason], reason.value, message, metadata)
+
+    @classmethod
+    def from_rejected(cls, exc: Rejected, **metadata: str) -> ServiceError:
+        code = grpc.StatusCode.FAILED_PRECONDITION if exc.reason.is_precondition else grpc.StatusCode.INVALID_ARGUMENT
+        return cls(code, exc.reason.value, exc.message, metadata)
+
+    def status(self) -> status_pb2.Status:
+        """The google.rpc.Status with one ErrorInfo detail."""
+        info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+
+    def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
+        return ((STATUS_DETAILS_KEY, self.status().SerializeToString()),)
+
+
+def all_reasons() -> list[str]:
+    """Every reason the service can give: the engine's and its own."""
+    return [r.value for r in Reason] + [r.value for r in ServiceReason]

@@ -1,0 +1,54 @@
+"""Prometheus metrics: go-grpc-prometheus names for every call, plus the games' own counters."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+
+_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    """One registry per server, so tests can run several servers in one process."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        labels = ["grpc_type", "grpc_service", "grpc_method"]
+        self.started = Counter(
+            "grpc_server_started_total", "Total number of RPCs started on the server.", labels, registry=self.registry
+        )
+        self.handled = Counter(
+            "grpc_server_handled_total",
+            "Total number of RPCs completed on the server, regardless of success or failure.",
+            [*labels, "grpc_code"],
+            registry=self.registry,
+        )
+        self.handling = Histogram(
+            "grpc_server_handling_seconds",
+            "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
+            labels,
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.hands_finished = Counter(
+            "mazziere_hands_finished_total",
+            "Hands (deals) played to the end, by game and preset ('custom' for overridden options).",
+            ["game", "preset"],
+            registry=self.registry,
+        )
+        self.games_finished = Counter(
+            "mazziere_games_finished_total",
+            "Games played to the end, by game and preset.",
+            ["game", "preset"],
+            registry=self.registry,
+        )
+        self.rejections = Counter(
+            "mazziere_rejections_total",
+            "Calls refused, by game (empty when unknown) and ErrorInfo reason.",
+            ["game", "reason"],
+            registry=self.registry,
+        )
+
+    def serve(self, port: int, addr: str = "0.0.0.0") -> int:
+        """Serve ``/metrics`` on ``port`` (0: a free port); return the port."""
+        server, _thread = start_http_server(port, addr=addr, registry=self.registry)
+        return int(server.server_port)

@@ -1,0 +1,151 @@
+"""Sealed state tokens and seat keys.
+
+A token is the engine's state bytes encrypted and authenticated with AES-256-GCM::
+
+    version (1) | len(kid) (1) | kid | len(table_id) (1) | table_id | seq (8, big endian) | nonce (12) | ciphertext
+
+Everything before the nonce is the associated data, so the key id, the table id and the sequence number are
+readable without the key but cannot be changed without breaking the tag. The first key of the keyring seals;
+every key opens (rotation). A seat key is an HMAC of the table id and the seat under a key derived from the
+sealing key: nothing is stored, and only the server can make one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+VERSION = 1
+NONCE_BYTES = 12
+_KID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SEAT_LABEL = b"mazziere seat key v1"
+
+
+class TokenError(ValueError):
+    """A token that cannot be opened: garbage, forged, altered, or sealed under a key we do not hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The readable part of a token."""
+
+    kid: str
+    table_id: str
+    seq: int
+
+
+class Keyring:
+    """Named AES keys: the first seals and derives new seat keys; all open tokens and check seat keys."""
+
+    def __init__(self, keys: list[tuple[str, bytes]]) -> None:
+        if not keys:
+            raise ValueError("a keyring needs at least one key")
+        for kid, key in keys:
+            if not _KID.match(kid):
+                raise ValueError(f"key id {kid!r} must be 1..64 of A-Z a-z 0-9 _ -")
+            if len(key) not in (16, 24, 32):
+                raise ValueError(f"key {kid!r} is {len(key)} bytes; AES needs 16, 24 or 32")
+        self.primary = keys[0][0]
+        self._aead = {kid: AESGCM(key) for kid, key in keys}
+        self._seat = {kid: hmac.new(key, _SEAT_LABEL, hashlib.sha256).digest() for kid, key in keys}
+
+    @property
+    def kids(self) -> tuple[str, ...]:
+        return tuple(self._aead)
+
+    @classmethod
+    def ephemeral(cls) -> Keyring:
+        return cls([(f"ephemeral-{os.urandom(3).hex()}", AESGCM.generate_key(bit_length=256))])
+
+    @classmethod
+    def parse(cls, text: str) -> Keyring:
+        """Read ``kid:base64key`` entries separated by commas, spaces or new lines (``#`` starts a comment)."""
+        keys = []
+        for line in text.splitlines():
+            line = line.split("#", 1)[0]
+            for entry in line.replace(",", " ").split():
+                kid, sep, b64 = entry.partition(":")
+                if not sep:
+                    raise ValueError(f"key entry {kid[:8]}... is not kid:base64key")
+                try:
+                    std = b64.replace("-", "+").replace("_", "/")
+                    key = base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
+                except ValueError:
+                    raise ValueError(f"key {kid!r} is not base64") from None
+                keys.append((kid, key))
+        return cls(keys)
+
+    @classmethod
+    def from_config(cls, inline: str, path: str) -> Keyring | None:
+        """The keys of the environment variable then of the file; ``None`` if neither has any."""
+        text = inline
+        if path:
+            text += "\n" + Path(path).read_text()
+        return cls.parse(text) if text.strip() else None
+
+    # -- tokens ----------------------------------------------------------------------------------
+
+    def seal(self, payload: bytes, table_id: str, seq: int) -> bytes:
+        kid = self.primary.encode()
+        tid = table_id.encode()
+        if len(tid) > 255:
+            raise ValueError("table id too long")
+        head = bytes((VERSION, len(kid))) + kid + bytes((len(tid),)) + tid + struct.pack(">Q", seq)
+        nonce = os.urandom(NONCE_BYTES)
+        return head + nonce + self._aead[self.primary].encrypt(nonce, payload, head)
+
+    def open(self, token: bytes) -> tuple[Header, bytes]:
+        header, head_len = read_header(token)
+        aead = self._aead.get(header.kid)
+        if aead is None:
+            raise TokenError("the token was sealed under a key this server does not hold")
+        nonce = token[head_len : head_len + NONCE_BYTES]
+        try:
+            payload = aead.decrypt(nonce, token[head_len + NONCE_BYTES :], token[:head_len])
+        except Exception:  # cryptography raises InvalidTag; anything else is garbage too
+            raise TokenError("the token is forged or altered") from None
+        return header, payload
+
+    # -- seat keys -------------------------------------------------------------------------------
+
+    def seat_key(self, table_id: str, seat: int) -> str:
+        return f"{self.primary}.{self._mac(self.primary, table_id, seat)}"
+
+    def check_seat_key(self, key: str, table_id: str, seat: int) -> bool:
+        kid, _, mac = key.partition(".")
+        if kid not in self._seat or not mac:
+            return False
+        return hmac.compare_digest(mac, self._mac(kid, table_id, seat))
+
+    def _mac(self, kid: str, table_id: str, seat: int) -> str:
+        digest = hmac.new(self._seat[kid], f"{table_id}\x00{seat}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def read_header(token: bytes) -> tuple[Header, int]:
+    """The token's header and its length; raise :class:`TokenError` if it cannot be a token."""
+    try:
+        if token[0] != VERSION:
+            raise TokenError("not a state token (unknown version)")
+        pos = 1
+        n = token[pos]
+        kid = token[pos + 1 : pos + 1 + n].decode("ascii")
+        pos += 1 + n
+        n = token[pos]
+        table_id = token[pos + 1 : pos + 1 + n].decode("utf-8")
+        pos += 1 + n
+        (seq,) = struct.unpack_from(">Q", token, pos)
+        pos += 8
+    except (IndexError, UnicodeDecodeError, struct.error):
+        raise TokenError("not a state token (truncated)") from None
+    if len(token) < pos + NONCE_BYTES + 16:
+        raise TokenError("not a state token (truncated)")
+    return Header(kid, table_id, seq), pos
