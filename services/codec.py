@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
 
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
@@ -33,7 +33,7 @@ Converter = Callable[[Any], Any]
 
 def to_proto(value: Any, cls: type[M]) -> M:
     """The message ``cls`` holding the dataclass ``value``."""
-    plan = _plan(type(value), cls.DESCRIPTOR)
+    plan = _plan(type(value), cls.DESCRIPTOR)  # type: ignore[arg-type]
     kwargs = {}
     for name, convert, repeated in plan:
         item = getattr(value, name)
@@ -76,7 +76,7 @@ def to_plain(msg: Message, *, presence_only: bool = False) -> dict[str, Any]:
 _ABSENT = object()
 
 
-def _plain_value(fd: FieldDescriptor, value: Any) -> Any:
+def _plain_value(fd: Any, value: Any) -> Any:
     if fd.type == FieldDescriptor.TYPE_ENUM:
         if value == 0:
             return _ABSENT
@@ -96,19 +96,19 @@ def _plain_value(fd: FieldDescriptor, value: Any) -> Any:
 
 
 @cache
-def _plan(kind: type, desc: Descriptor) -> tuple[tuple[str, Converter, bool], ...]:
+def _plan(kind: Any, desc: Any) -> tuple[tuple[str, Converter, bool], ...]:
     if not dataclasses.is_dataclass(kind):
-        raise TypeError(f"{kind.__name__} is not a dataclass; {desc.full_name} needs one")
+        raise TypeError(f"{kind!r} is not a dataclass; {desc.full_name} needs one")
     plan = []
     for f in dataclasses.fields(kind):
         fd = desc.fields_by_name.get(f.name)
         if fd is None:
-            raise TypeError(f"{desc.full_name} has no field {f.name!r} for {kind.__name__}.{f.name}")
+            raise TypeError(f"{desc.full_name} has no field {f.name!r} for {kind!r}.{f.name}")
         plan.append((f.name, _converter(fd), _is_repeated(fd)))
     return tuple(plan)
 
 
-def _converter(fd: FieldDescriptor) -> Converter:
+def _converter(fd: Any) -> Converter:
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
         desc = fd.message_type
         cls = GetMessageClass(desc)
@@ -138,7 +138,7 @@ def _text(item: Any) -> str:
 
 
 @cache
-def _enum_names(desc: EnumDescriptor) -> dict[int, str]:
+def _enum_names(desc: Any) -> dict[int, str]:
     """Proto enum numbers to the engine's names (the value name without the enum's prefix)."""
     prefix = enum_prefix(desc.name)
     return {v.number: v.name.removeprefix(prefix) for v in desc.values if v.number != 0}
@@ -146,16 +146,16 @@ def _enum_names(desc: EnumDescriptor) -> dict[int, str]:
 
 def enum_prefix(enum_name: str) -> str:
     """``SaltacavalloPhase`` -> ``SALTACAVALLO_PHASE_`` (buf's ENUM_VALUE_PREFIX)."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", enum_name).upper() + "_"
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", enum_name).upper() + "_"
 
 
-def _is_repeated(fd: FieldDescriptor) -> bool:
+def _is_repeated(fd: Any) -> bool:
     return bool(fd.is_repeated)
 
 
-def _is_slot(desc: Descriptor) -> bool:
+def _is_slot(desc: Any) -> bool:
     return len(desc.fields) == 1 and desc.fields[0].name == "value" and not _is_repeated(desc.fields[0])
 
 
-def _is_list_wrapper(desc: Descriptor) -> bool:
+def _is_list_wrapper(desc: Any) -> bool:
     return len(desc.fields) == 1 and desc.fields[0].name == "values" and _is_repeated(desc.fields[0])

@@ -51,7 +51,7 @@ class Config:
             raw = env.get(f"MAZZIERE_{name.upper()}")
             if raw is None or raw == "":
                 continue
-            kind = type(default.default)
+            kind: type = type(default.default)
             try:
                 if kind is bool:
                     if raw.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):

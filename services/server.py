@@ -46,7 +46,7 @@ class Method:
 
 
 def table_methods(core: TableCore) -> list[Method]:
-    rows = [
+    rows: list[tuple[str, Handler, Any, Any]] = [
         ("ListGames", core.list_games, svc.ListGamesRequest, svc.ListGamesResponse),
         ("CreateTable", core.create_table, svc.CreateTableRequest, svc.CreateTableResponse),
         ("Act", core.act, svc.ActRequest, svc.ActResponse),
@@ -136,7 +136,7 @@ def _aio_behavior(observer: Observer, method: Method) -> Callable[[Any, grpc.aio
 
 
 def generic_handlers(observer: Observer, methods: Sequence[Method], *, aio: bool) -> list[grpc.GenericRpcHandler]:
-    by_service: dict[str, dict[str, grpc.RpcMethodHandler]] = {}
+    by_service: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for m in methods:
         behavior = _aio_behavior(observer, m) if aio else _sync_behavior(observer, m)
         by_service.setdefault(m.service, {})[m.name] = grpc.unary_unary_rpc_method_handler(
@@ -199,7 +199,7 @@ class App:
 
     def service_names(self) -> list[str]:
         names = {m.service for m in self.methods}
-        return sorted(names) + [health.SERVICE_NAME, reflection.SERVICE_NAME]
+        return [*sorted(names), health.SERVICE_NAME, reflection.SERVICE_NAME]
 
 
 class ThreadServer:

@@ -149,7 +149,7 @@ class TableCore:
 
     # -- helpers -----------------------------------------------------------------------------------
 
-    def _new_table(self, request: svc.CreateTableRequest, table_id: str, seed: bytes) -> Outcome:
+    def _new_table(self, request: svc.CreateTableRequest, table_id: str, seed: bytes) -> Any:
         game = _engine(lambda: engine.get_game(request.game))
         if game.id not in served_games():
             raise ServiceError.from_rejected(
@@ -179,7 +179,7 @@ class TableCore:
             return raw
         return self.keyring.seal(raw, state.table_id, state.seq)
 
-    def _open(self, raw: bytes, table_id: str) -> TableState:
+    def _open(self, raw: bytes, table_id: str) -> Any:
         if not table_id:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request names no table_id")
         if not raw:
@@ -255,7 +255,7 @@ def _check_deadline(call: Call) -> None:
 
 def _update(state: TableState, viewer: Viewer, events: Sequence[engine.Event]) -> pb.SeatUpdate:
     view = engine.view(state, viewer)
-    table_view = pb.TableView(**{state.game: to_proto(view, GetMessageClass(_VIEW_FIELDS[state.game].message_type))})
+    table_view = pb.TableView(**{state.game: to_proto(view, _message_class(_VIEW_FIELDS[state.game]))})
     return pb.SeatUpdate(
         seat=viewer,
         view=table_view,
@@ -279,7 +279,7 @@ def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
 
 
 def _game_info(game: Any) -> pb.GameInfo:
-    rules_cls = GetMessageClass(_RULES_FIELDS[game.id].message_type)
+    rules_cls = _message_class(_RULES_FIELDS[game.id])
     options = []
     for o in describe(game.rules_type):
         default = struct_pb2.Value()
@@ -312,3 +312,7 @@ def _set_value(target: struct_pb2.Value, data: Any) -> None:
             _set_value(target.list_value.values.add(), item)
     else:
         target.struct_value.update(data)
+
+
+def _message_class(fd: Any) -> Any:
+    return GetMessageClass(fd.message_type)
