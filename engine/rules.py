@@ -21,7 +21,9 @@ from engine.errors import Reason, Rejected
 class RuleProfile(Protocol):
     """What every game's profile offers."""
 
-    rules_version: int
+    @property
+    def rules_version(self) -> int:
+        """Bumped whenever the meaning of a profile changes; a state of another version is refused."""
 
     def validate(self) -> None:
         """Raise :class:`Rejected` (INVALID_OPTION) if the options contradict each other."""

@@ -61,7 +61,7 @@ def _first_at_or_after(players: tuple[int, ...], seat: int) -> int:
     return next((s for s in players if s >= seat), players[0])
 
 
-class Trentuno(Game[TrentunoState, TrentunoRules]):  # type: ignore[type-var]  # frozen rules_version
+class Trentuno(Game[TrentunoState, TrentunoRules]):
     id: ClassVar[str] = "trentuno"
     title: ClassVar[str] = "Trentuno with the widow"
     state_type: ClassVar[type[TrentunoState]] = TrentunoState
