@@ -121,8 +121,7 @@ def _split(pot: int, seats: Sequence[int], dealer: int, n: int, transfers: list[
         events.append(Event("POT_SHARE", seat=s, amount=amount))
 
 
-# The core's RuleProfile protocol declares a settable ``rules_version``; a frozen profile's field is read-only.
-class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):  # type: ignore[type-var]
+class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
     id: ClassVar[str] = "saltacavallo"
     title: ClassVar[str] = "Saltacavallo (Asso che fugge)"
     state_type: ClassVar[type[SaltacavalloState]] = SaltacavalloState
@@ -168,6 +167,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):  # type: ignore[
             turn=-1,
             hand=(None,) * n,
             stock=(),
+            discards=(),
             losers=(),
             revived=(),
             winners=(),
@@ -237,6 +237,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):  # type: ignore[
             turn=state.turn if state.turn >= 0 else None,
             cards=state.hand,
             stock_size=len(state.stock),
+            discards=state.discards,
             losers=state.losers,
             revived=state.revived,
             winners=state.winners,
@@ -308,7 +309,14 @@ def _deal(state: SaltacavalloState) -> Outcome:
     stock = stock[len(order) :]
     turn = _next_turn(lives, hand, dealer, dealer)
     state = dataclasses.replace(
-        state, draws=draws, stock=stock, hands=state.hands + 1, losers=(), revived=(), phase=Phase.PLAY
+        state,
+        draws=draws,
+        stock=stock,
+        discards=(),
+        hands=state.hands + 1,
+        losers=(),
+        revived=(),
+        phase=Phase.PLAY,
     )
     if turn >= 0:
         state = dataclasses.replace(state, hand=tuple(hand), turn=turn)
@@ -365,6 +373,7 @@ def _draw(state: SaltacavalloState) -> Outcome:
     assert own is not None
     events: list[Event] = []
     held = own
+    discards: list[TableCard] = []
     i = 0
     while i < len(stock):
         card = stock[i]
@@ -373,14 +382,18 @@ def _draw(state: SaltacavalloState) -> Outcome:
         events.append(Event(DRAW, seat=dealer, cards=(drawn,)))
         if card.rank == CAVALLO and rules.drawn_horse_draws_again and i < len(stock):
             events.append(Event("DRAW_AGAIN", seat=dealer, cards=(drawn,)))
+            discards.append(drawn)
             continue
         if card.rank == RE and rules.drawn_king_keeps_own:
             events.append(Event("DRAW_VOID", seat=dealer, cards=(drawn,)))
+            discards.append(drawn)
         else:
+            discards.append(own)
             held = drawn
         break
     hand = list(state.hand)
     hand[dealer] = held
+    state = dataclasses.replace(state, discards=tuple(discards))
     return _finish_hand(state, hand, stock[i:], events)
 
 

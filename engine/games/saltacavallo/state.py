@@ -37,6 +37,8 @@ class SaltacavalloState(TableState):
     """The seat to keep or swap in PLAY, else -1."""
     hand: tuple[TableCard | None, ...]
     stock: tuple[Card, ...]
+    discards: tuple[TableCard, ...]
+    """SC-10: the cards the dealer put aside this hand (his own, a void re, cavalli drawn again), face up."""
     losers: tuple[int, ...]
     """The seats that lost a life in the last hand, until the next DEAL."""
     revived: tuple[int, ...]
@@ -61,6 +63,7 @@ class SaltacavalloView:
     turn: int | None
     cards: tuple[TableCard | None, ...]
     stock_size: int
+    discards: tuple[TableCard, ...]
     losers: tuple[int, ...]
     revived: tuple[int, ...]
     winners: tuple[int, ...]
