@@ -78,7 +78,9 @@ class Observer:
         response = None
         reason = ""
         try:
+            _check_deadline(context)
             response = method.handler(request, call)
+            _check_deadline(context)
             code = grpc.StatusCode.OK
         except ServiceError as exc:
             code, reason = exc.code, exc.reason
@@ -106,6 +108,13 @@ class Observer:
                 request_id=request_id,
             )
         return response, status
+
+
+def _check_deadline(context: Any) -> None:
+    """Refuse work whose caller has stopped waiting (the engine is pure, so nothing is left half done)."""
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the call's deadline passed")
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,7 @@ class Client:
 
     def create(self, game: str, seats: int | None = None, *, seed: bytes | None = b"seed", **kw: Any) -> Table:
         n = seats or SEATS[game]
-        request = svc.CreateTableRequest(
-            game=game, seats=[pb.Seat(name=f"p{i}", chips=CHIPS) for i in range(n)], **kw
-        )
+        request = svc.CreateTableRequest(game=game, seats=[pb.Seat(name=f"p{i}", chips=CHIPS) for i in range(n)], **kw)
         if seed is not None:
             request.seed = seed
         resp = self.stub.CreateTable(request)

@@ -14,10 +14,9 @@ from engine.cards import Card
 from engine.table import TableState
 from engine.visibility import TableCard, Viewer, redact
 from services.gen.mazziere.v1 import service_pb2 as svc
-from services.servicer import served_games
 from services.gen.mazziere.v1 import table_pb2 as pb
 from services.sealing import Keyring
-from services.servicer import Call, TableCore
+from services.servicer import Call, TableCore, served_games
 from tests.service.conftest import KEYS, Running
 from tests.service.helpers import CHIPS, Client, visible_cards
 
