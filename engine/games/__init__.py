@@ -1,3 +1,7 @@
 """Every game, one package each. Importing this package registers them all."""
-from engine.games import saltacavallo  # noqa: F401
-from engine.games import trentuno  # noqa: F401
+
+from engine.games import (
+    saltacavallo,  # noqa: F401
+    sette_e_mezzo,  # noqa: F401
+    trentuno,  # noqa: F401
+)

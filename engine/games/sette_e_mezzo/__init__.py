@@ -1,0 +1,9 @@
+"""Sette e mezzo (RULES.md §1): players against a bank, closest to 7½ without going over."""
+
+from engine.games.sette_e_mezzo.game import SetteEMezzo
+from engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
+from engine.registry import register
+
+GAME = register(SetteEMezzo())
+
+__all__ = ["GAME", "PRESETS", "SetteEMezzo", "SetteEMezzoRules"]

@@ -1,0 +1,319 @@
+"""The mechanics of a hand: a mutable scratch copy of the state that one action works on, then freezes.
+
+Nothing here is visible outside the package: :class:`Hand` is built from a state at the start of
+:meth:`SetteEMezzo.play` and frozen back into a new state at its end, so states stay immutable.
+"""
+
+from __future__ import annotations
+
+from engine import chance
+from engine.cards import Card
+from engine.games.sette_e_mezzo.judge import DOUBLE, judge
+from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, VALUE, Scoring, is_reale, scoring
+from engine.games.sette_e_mezzo.rules import BankPasses, Reshuffle
+from engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
+from engine.ledger import Transfer, settle
+from engine.table import Event, Outcome
+from engine.visibility import NOBODY, PUBLIC, TableCard, only
+
+HOUSE_STANDS = 10
+"""CASINO: the house draws below 5 and stands on 5 or more."""
+_IN = (Status.STOOD, Status.SETTE_E_MEZZO)
+
+
+class Hand:
+    """A working copy of a state for one action."""
+
+    __slots__ = (
+        "bank", "bank_points", "discards", "draws", "events", "exhausted", "fresh", "hand_number", "hands",
+        "matta_shown", "phase", "results", "rules", "sc", "state", "stock", "transfers", "turn",
+    )  # fmt: skip
+
+    def __init__(self, state: SetteEMezzoState) -> None:
+        self.state = state
+        self.rules = state.rules
+        self.sc: Scoring = scoring(state.rules)
+        self.hands = list(state.hands)
+        self.stock = state.stock
+        self.discards = state.discards
+        self.draws = state.draws
+        self.phase = state.phase
+        self.bank = state.bank
+        self.turn = state.turn
+        self.fresh = state.fresh
+        self.exhausted = state.exhausted
+        self.matta_shown = state.matta_shown
+        self.hand_number = state.hand_number
+        self.results = state.results
+        self.bank_points = state.bank_points
+        self.events: list[Event] = []
+        self.transfers: list[Transfer] = []
+
+    def freeze(self) -> Outcome:
+        s = self.state
+        chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
+        new = SetteEMezzoState(
+            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq,
+            self.phase, self.bank, self.turn, tuple(self.hands), self.stock, self.discards, self.fresh,
+            self.exhausted, self.matta_shown, self.hand_number, self.results, self.bank_points,
+        )  # fmt: skip
+        return Outcome(new, tuple(self.events), tuple(self.transfers))
+
+    # -- cards -------------------------------------------------------------------------------------
+
+    def can_draw(self) -> bool:
+        return bool(self.stock or self.discards)
+
+    def draw(self) -> Card:
+        """The top card of the stock; SM-18: an empty stock is refilled from the shuffled discards."""
+        if not self.stock:
+            self.stock = chance.shuffled([tc.card for tc in self.discards if tc.card], self.state.seed, self.draws)
+            self.draws += 1
+            self.discards = ()
+            self.exhausted = True
+            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+        card = self.stock[0]
+        self.stock = self.stock[1:]
+        return card
+
+    def give(self, seat: int, card: Card, hidden: bool, replace: bool = False) -> TableCard:
+        """Put ``card`` in ``seat``'s hand (face down for him alone, or face up), or in place of his last card."""
+        tc = TableCard(card, only(seat) if hidden else PUBLIC)
+        if not hidden and card == self.sc.matta:
+            self.matta_shown = True
+        h = self.hands[seat]
+        cards = (*h.cards[:-1], tc) if replace else (*h.cards, tc)
+        self.hands[seat] = SeatHand(cards, h.stake, h.status, self.sc.points(tuple(c.card for c in cards)), h.burned)  # type: ignore[misc]
+        return tc
+
+    def reveal(self, seat: int) -> None:
+        """Turn ``seat``'s face-down card up (SM-11, SM-12, the showdown)."""
+        h = self.hands[seat]
+        for i, tc in enumerate(h.cards):
+            if not tc.seen_by.everyone:
+                shown = TableCard(tc.card, PUBLIC)
+                if tc.card == self.sc.matta:
+                    self.matta_shown = True
+                cards = (*h.cards[:i], shown, *h.cards[i + 1 :])
+                self.hands[seat] = SeatHand(cards, h.stake, h.status, h.points, h.burned)
+                self.events.append(Event("REVEALED", seat=seat, cards=(shown,), points=self.public_points(seat)))
+                return
+
+    def public_points(self, seat: int) -> int:
+        """The seat's total if every card of it is face up, else 0 (events never carry a hidden total)."""
+        h = self.hands[seat]
+        return h.points if all(tc.seen_by.everyone for tc in h.cards) else 0
+
+    def set_status(self, seat: int, status: Status, stake: int | None = None) -> None:
+        h = self.hands[seat]
+        self.hands[seat] = SeatHand(h.cards, h.stake if stake is None else stake, status, h.points, h.burned)
+
+    def raw(self, seat: int) -> tuple[Card, ...]:
+        return tuple(tc.card for tc in self.hands[seat].cards)  # type: ignore[misc]
+
+    # -- a player's turn ---------------------------------------------------------------------------
+
+    def after_card(self, seat: int) -> None:
+        """SM-10, SM-11, SM-22: a bust pays at once, 7½ or a triplé stops; either ends the turn."""
+        h = self.hands[seat]
+        if h.points == SETTE_E_MEZZO or self.sc.is_triple(self.raw(seat)):
+            self.set_status(seat, Status.SETTE_E_MEZZO)
+            self.reveal(seat)
+            self.events.append(Event("SETTE_E_MEZZO", seat=seat, points=h.points))
+            self.next_player(seat)
+        elif h.points > SETTE_E_MEZZO:
+            self.set_status(seat, Status.BUST)
+            self.transfers.append(Transfer(seat, self.bank, h.stake, "bust"))
+            if self.rules.reveal_hidden_on_bust:
+                self.reveal(seat)
+            self.events.append(
+                Event("BUST", seat=seat, target=self.bank, amount=h.stake, points=self.public_points(seat))
+            )
+            self.next_player(seat)
+
+    def next_player(self, seat: int) -> None:
+        """The next seat dealt in after ``seat``, or the bank's turn."""
+        n = len(self.hands)
+        s = (seat + 1) % n
+        while s != self.bank:
+            if self.hands[s].status is Status.WAITING:
+                self.phase = Phase.STAKE
+                self.turn = s
+                return
+            s = (s + 1) % n
+        self.bank_turn()
+
+    # -- the bank's turn ---------------------------------------------------------------------------
+
+    def bank_turn(self) -> None:
+        """SM-12: the bank turns his card up and plays, unless every player has busted."""
+        b = self.bank
+        self.turn = b
+        if not any(h.status in _IN for h in self.hands):
+            self.end_hand(played=False)
+            return
+        self.reveal(b)
+        self.set_status(b, Status.PLAYING)
+        self.phase = Phase.BANK
+        if self.rules.house_bank:
+            self.house_play()
+
+    def house_play(self) -> None:
+        """CASINO: the house draws below 5, stands on 5; on a first-card matta it takes exactly one card."""
+        b = self.bank
+        lone_matta = self.hands[b].cards[0].card == self.sc.matta
+        while self.phase is Phase.BANK:
+            if not self.can_draw() or (self.hands[b].points >= HOUSE_STANDS and not lone_matta):
+                self.bank_stands()
+                return
+            self.bank_hit()
+            if lone_matta and self.phase is Phase.BANK:
+                self.bank_stands()
+
+    def bank_hit(self) -> None:
+        b = self.bank
+        tc = self.give(b, self.draw(), hidden=False)
+        self.events.append(Event("HIT", seat=b, cards=(tc,), points=self.hands[b].points))
+        pts = self.hands[b].points
+        if pts == SETTE_E_MEZZO or self.sc.is_triple(self.raw(b)):
+            self.set_status(b, Status.SETTE_E_MEZZO)
+            self.events.append(Event("SETTE_E_MEZZO", seat=b, points=pts))
+            self.end_hand(played=True)
+        elif pts > SETTE_E_MEZZO:
+            self.set_status(b, Status.BUST)
+            self.events.append(Event("BUST", seat=b, points=pts))
+            self.end_hand(played=True)
+
+    def bank_stands(self) -> None:
+        b = self.bank
+        self.set_status(b, Status.STOOD)
+        self.events.append(Event("STOOD", seat=b, points=self.hands[b].points))
+        self.end_hand(played=True)
+
+    # -- the end of a hand -------------------------------------------------------------------------
+
+    def end_hand(self, played: bool) -> None:
+        """Settle (SM-13..15, SM-19), pass the bank (SM-16, 17, 23), plan the next shuffle (SM-18)."""
+        rules, b, n = self.rules, self.bank, len(self.hands)
+        chips = list(self.state.chips)
+        for t in self.transfers:  # the busts of this action
+            chips[t.payer] -= t.amount
+            chips[t.payee] += t.amount
+        bank_hand = self.raw(b)
+        b_pts = self.hands[b].points
+        bank_bust = self.hands[b].status is Status.BUST
+        results: list[SeatResult] = []
+        paid_double: list[int] = []
+        for i in range(1, n):
+            s = (b + i) % n
+            h = self.hands[s]
+            if h.status is Status.BUST:
+                results.append(SeatResult(s, Result.BUST, -h.stake, self.public_points(s) or None, False))
+            if h.status not in _IN:
+                continue
+            self.reveal(s)
+            cards = self.raw(s)
+            halves = judge(rules, self.sc, cards, h.points, bank_hand, b_pts, bank_bust)
+            amount = h.stake * abs(halves) // 2
+            reale = is_reale(cards, h.points) or self.sc.is_triple(cards)
+            if halves > 0:
+                self.transfers.append(Transfer(b, s, amount, "win"))
+                self.events.append(Event("PAID", seat=s, target=b, amount=amount, points=h.points))
+                result = Result.WON
+                if halves >= DOUBLE and reale:
+                    paid_double.append(s)
+            elif halves < 0:
+                amount = min(amount, chips[s])  # a player never pays more than he has (gap)
+                self.transfers.append(Transfer(s, b, amount, "loss"))
+                self.events.append(Event("COLLECTED", seat=s, target=b, amount=amount, points=h.points))
+                result, amount = Result.LOST, -amount
+            else:
+                self.events.append(Event("PUSH", seat=s, target=b, points=h.points))
+                result = Result.PUSH
+            chips[s] += amount
+            chips[b] -= amount
+            results.append(SeatResult(s, result, amount, h.points, reale))
+        self.results = tuple(results)
+        self.bank_points = b_pts if played and self.public_points(b) else None
+        self.pass_bank(
+            chips,
+            paid_double,
+            played and not bank_bust and (is_reale(bank_hand, b_pts) or self.sc.is_triple(bank_hand)),
+        )
+        self.events.append(Event("HAND_OVER", seat=b, amount=self.hand_number))
+        if not any(c >= rules.min_stake for s, c in enumerate(chips) if s != self.bank):
+            self.phase = Phase.OVER
+            self.turn = -1
+            self.events.append(Event("GAME_OVER"))
+        else:
+            self.phase = Phase.WAIT_DEAL
+            self.turn = self.bank
+
+    def pass_bank(self, chips: list[int], paid_double: list[int], bank_reale: bool) -> None:
+        rules, old = self.rules, self.bank
+        keeps = rules.bank_passes_on_reale and bank_reale
+        short = len(self.stock) < 1 + sum(1 for s, c in enumerate(chips) if s != old and c >= rules.min_stake)
+        exhausted = rules.bank_passes_when is BankPasses.DECK_EXHAUSTED and (self.exhausted or short)
+        if (
+            rules.reshuffle is Reshuffle.EVERY_HAND
+            or exhausted
+            or (rules.reshuffle is Reshuffle.ON_MATTA and self.matta_shown)
+        ):
+            self.fresh = True
+        if keeps:
+            return
+        if rules.bank_passes_on_reale and paid_double:
+            self.bank = paid_double[0]
+        elif rules.bank_passes_when is BankPasses.EVERY_HAND or exhausted:
+            self.bank = self.next_bank(chips)
+        if self.bank != old:
+            self.events.append(Event("BANK_PASSED", seat=old, target=self.bank))
+
+    def next_bank(self, chips: list[int]) -> int:
+        """The next seat in play order with at least ``min_stake`` chips (gap); the bank stays if none."""
+        n = len(self.hands)
+        for i in range(1, n):
+            s = (self.bank + i) % n
+            if chips[s] >= self.rules.min_stake:
+                return s
+        return self.bank
+
+    # -- the deal ----------------------------------------------------------------------------------
+
+    def deal(self) -> None:
+        """SM-7: the cards of the last hand go to the discards; one face-down card each, bank last."""
+        rules, b, n = self.rules, self.bank, len(self.hands)
+        chips = self.state.chips
+        old = [TableCard(tc.card, NOBODY) for h in self.hands for tc in (*h.cards, *h.burned)]
+        discards = (*self.discards, *old)
+        seats = [s for i in range(1, n) if chips[s := (b + i) % n] >= rules.min_stake]
+        seats.append(b)
+        if self.fresh:
+            self.stock = chance.shuffled(self.sc.pack, self.state.seed, self.draws)
+            self.draws += 1
+            discards = ()
+            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+        elif len(self.stock) < len(seats):
+            pool = [*self.stock, *(tc.card for tc in discards if tc.card)]
+            self.stock = chance.shuffled(pool, self.state.seed, self.draws)
+            self.draws += 1
+            discards = ()
+            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+        self.discards = discards
+        self.fresh = self.exhausted = self.matta_shown = False
+        self.hands = [SeatHand() for _ in range(n)]
+        self.hand_number += 1
+        self.results = ()
+        self.bank_points = None
+        up = rules.bank_first_card_up
+        for s in seats:
+            self.hands[s] = SeatHand(status=Status.WAITING)
+            tc = self.give(s, self.draw(), hidden=not (up and s == b))
+            self.events.append(Event("DEALT", seat=s, cards=(tc,)))
+        self.phase = Phase.STAKE
+        self.turn = seats[0]
+
+    def bank_up_value(self) -> int:
+        """CASINO: the value of the bank's face-up first card (a matta alone counts its lowest value)."""
+        card = self.hands[self.bank].cards[0].card
+        return self.sc.matta_low if card == self.sc.matta else VALUE[card]  # type: ignore[index]

@@ -1,0 +1,54 @@
+"""Random-play conformance for Sette e mezzo: every preset and seat count, and a grid of options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.games.sette_e_mezzo.rules import PRESETS
+from tests.conformance.harness import check_random_play
+
+SEATS = {"CLASSICO": range(2, 13), "NAPOLETANO": range(2, 13), "DELLARTI": range(3, 13), "CASINO": range(2, 13)}
+
+
+@pytest.mark.parametrize(("preset", "seats"), [(p, n) for p in PRESETS for n in SEATS[p]], ids=lambda v: str(v))
+def test_presets_every_seat_count(preset: str, seats: int) -> None:
+    check_random_play("sette_e_mezzo", seats, preset=preset, seed=seats, max_actions=70)
+
+
+GRID: list[tuple[str, int, dict[str, Any], int]] = [
+    ("CLASSICO", 3, {"burn_ranks": [3, 4], "burn_when": "ANY_CARD", "burn_limit": 0}, 100),
+    ("CLASSICO", 4, {"burn_ranks": [4], "burn_when": "ANY_CARD", "burn_limit": 2, "hidden_card_choice": True}, 100),
+    ("CLASSICO", 3, {"ace_half_first": True, "matta_values": "WHOLE_ONLY", "raise_on_decision": True}, 100),
+    ("CLASSICO", 5, {"triple": True, "triple_two_sevens": True, "natural_rule": "S001"}, 100),
+    ("CLASSICO", 4, {"natural_rule": "ENCYCLOPEDIA", "bank_passes_when": "EVERY_HAND"}, 100),
+    ("CLASSICO", 4, {"natural_rule": "S000", "reshuffle": "EVERY_HAND", "reveal_hidden_on_bust": True}, 100),
+    ("CLASSICO", 6, {"reshuffle": "ON_MATTA", "bank_passes_when": "NEVER", "bank_passes_on_reale": False}, 100),
+    ("CLASSICO", 3, {"pack": "FRENCH", "matta_card": "KD", "first_bank": "HIGHEST_CARD"}, 100),
+    ("CLASSICO", 3, {"pack": "FRENCH", "matta_card": None, "first_bank": "SEAT", "first_bank_seat": 2}, 100),
+    ("CLASSICO", 12, {"hidden_card_choice": True, "raise_on_decision": True, "max_stake": 50}, 100),
+    ("CLASSICO", 2, {"min_stake": 5, "max_stake": 20}, 30),  # chips run out: the game ends
+    ("CLASSICO", 3, {"min_stake": 2, "max_stake": 4}, 5),
+    ("CLASSICO", 12, {"bank_passes_when": "DECK_EXHAUSTED", "reshuffle": "CONTINUE"}, 100),
+    ("CLASSICO", 8, {"ties_push": True, "five_tie_loses": True, "reale_pays_double": False}, 100),
+    ("NAPOLETANO", 5, {"burn_limit": 0, "burn_when": "ANY_CARD", "reveal_hidden_on_bust": True}, 100),
+    ("NAPOLETANO", 4, {"triple": True, "matta_card": "7d"}, 100),
+    ("DELLARTI", 4, {"triple": True, "burn_ranks": [4], "burn_when": "ANY_CARD"}, 100),
+    ("DELLARTI", 3, {"reshuffle": "CONTINUE", "raise_on_decision": True}, 10),
+    ("CASINO", 4, {"reale_with_matta_pays": "THREE_TO_TWO", "five_tie_loses": True}, 100),
+    ("CASINO", 7, {"ties_push": False, "raise_on_decision": True}, 100),
+    ("CASINO", 2, {"forced_draws": False, "bank_first_card_up": False, "pack": "FRENCH"}, 20),
+    ("CASINO", 3, {"hidden_card_choice": True, "burn_ranks": [3], "first_bank_seat": 2}, 100),
+]
+
+
+@pytest.mark.parametrize(("preset", "seats", "options", "chips"), GRID, ids=lambda v: str(v))
+def test_option_grid(preset: str, seats: int, options: dict[str, Any], chips: int) -> None:
+    check_random_play("sette_e_mezzo", seats, preset=preset, options=options, chips=chips, seed=seats, max_actions=150)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_long_game_to_the_end(preset: str) -> None:
+    actions = check_random_play("sette_e_mezzo", 3, preset=preset, chips=6, seed=7, max_actions=3000)
+    assert actions
