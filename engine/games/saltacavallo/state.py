@@ -54,17 +54,31 @@ class SaltacavalloView:
     """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine."""
 
     names: tuple[str, ...]
+    """The seats' names, by seat number."""
     chips: tuple[int, ...]
+    """The seats' chips (their coins included), by seat number."""
     pot: int
+    """Chips in the pot: every life lost so far."""
     lives: tuple[int, ...]
+    """Lives left, by seat number."""
     alive: tuple[bool, ...]
+    """Whether each seat still has a life, by seat number."""
     dealer: int
+    """The seat dealing this hand, or (between hands) the next one."""
     phase: Phase
     turn: int | None
+    """The seat to keep or swap in PLAY; None otherwise."""
     cards: tuple[TableCard | None, ...]
+    """Each seat's card this hand (None: no card); between hands, the last hand's cards, all face up."""
     stock_size: int
+    """Cards left in the stock (its order is never shown)."""
     discards: tuple[TableCard, ...]
+    """The cards the dealer put aside this hand (face up), until the next DEAL."""
     losers: tuple[int, ...]
+    """The seats that lost a life in the last hand, until the next DEAL."""
     revived: tuple[int, ...]
+    """Seats given a life since the last hand."""
     winners: tuple[int, ...]
+    """Who took (or shared) the pot when the game ended."""
     hands: int
+    """Hands dealt so far (a replayed hand counts)."""
