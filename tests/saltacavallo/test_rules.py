@@ -401,6 +401,9 @@ def test_sc12_all_dead_hand_replays() -> None:
     assert kinds(events)[-2:] == ["REPLAY", "HAND_OVER"] and transfers == []
     assert state.lives == (1, 1, 0) and state.dealer == 0 and state.phase is Phase.DEAL
     assert engine.to_act(state) == (0, 2)  # the same dealer deals again; the dead may still revive
+    out = deal(state, "Rc Rd")  # two re: no decision at all, and the hand is replayed again
+    assert kinds(out.events)[-2:] == ["REPLAY", "HAND_OVER"] and out.state.hands == 2
+    assert out.state.lives == (1, 1, 0) and out.state.dealer == 0 and out.state.phase is Phase.DEAL
 
 
 def test_sc12_all_dead_hand_splits_the_pot() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine import chance
 from engine.cards import ITALIAN_40, Card, Suit
@@ -214,7 +214,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
         kind = action.kind
         if kind == KEEP:
             if state.phase is Phase.DEALER:
-                return _finish_hand(state, state.hand, state.stock, [Event(KEEP, seat=action.seat)])
+                return _finish_hand(state, state.hand, state.stock, [Event(KEEP, seat=action.seat)], {})
             return _after_turn(state, state.hand, [Event(KEEP, seat=action.seat)])
         if kind == SWAP:
             return _swap(state, action.seat, action.target)  # type: ignore[arg-type]
@@ -308,20 +308,11 @@ def _deal(state: SaltacavalloState) -> Outcome:
         events.append(Event("CARD_DEALT", seat=s, cards=(held,)))
     stock = stock[len(order) :]
     turn = _next_turn(lives, hand, dealer, dealer)
-    state = dataclasses.replace(
-        state,
-        draws=draws,
-        stock=stock,
-        discards=(),
-        hands=state.hands + 1,
-        losers=(),
-        revived=(),
-        phase=Phase.PLAY,
-    )
+    fresh: dict[str, Any] = {"draws": draws, "discards": (), "hands": state.hands + 1, "losers": (), "revived": ()}
     if turn >= 0:
-        state = dataclasses.replace(state, hand=tuple(hand), turn=turn)
+        state = dataclasses.replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
         return Outcome(state, tuple(events))
-    return _dealers_turn(state, hand, events)
+    return _dealers_turn(state, hand, stock, events, fresh)
 
 
 def _swap(state: SaltacavalloState, seat: int, target: int) -> Outcome:
@@ -340,10 +331,16 @@ def _after_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], even
     turn = _next_turn(state.lives, hand, state.dealer, state.turn)
     if turn >= 0:
         return Outcome(dataclasses.replace(state, hand=tuple(hand), turn=turn), tuple(events))
-    return _dealers_turn(state, hand, events)
+    return _dealers_turn(state, hand, state.stock, events, {})
 
 
-def _dealers_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], events: list[Event]) -> Outcome:
+def _dealers_turn(
+    state: SaltacavalloState,
+    hand: Sequence[TableCard | None],
+    stock: tuple[Card, ...],
+    events: list[Event],
+    changes: dict[str, Any],
+) -> Outcome:
     """SC-10: every card is turned face up; a dealer without a cavallo or re then keeps or draws."""
     revealed: list[TableCard | None] = list(hand)
     lives, dealer = state.lives, state.dealer
@@ -361,9 +358,9 @@ def _dealers_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], ev
     own = revealed[dealer]
     assert own is not None and own.card is not None
     if own.card.rank <= FANTE:
-        state = dataclasses.replace(state, hand=tuple(revealed), turn=-1, phase=Phase.DEALER)
+        state = dataclasses.replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
         return Outcome(state, tuple(events))
-    return _finish_hand(state, revealed, state.stock, events)
+    return _finish_hand(state, revealed, stock, events, changes)
 
 
 def _draw(state: SaltacavalloState) -> Outcome:
@@ -393,12 +390,15 @@ def _draw(state: SaltacavalloState) -> Outcome:
         break
     hand = list(state.hand)
     hand[dealer] = held
-    state = dataclasses.replace(state, discards=tuple(discards))
-    return _finish_hand(state, hand, stock[i:], events)
+    return _finish_hand(state, hand, stock[i:], events, {"discards": tuple(discards)})
 
 
 def _finish_hand(
-    state: SaltacavalloState, hand: Sequence[TableCard | None], stock: tuple[Card, ...], events: list[Event]
+    state: SaltacavalloState,
+    hand: Sequence[TableCard | None],
+    stock: tuple[Card, ...],
+    events: list[Event],
+    changes: dict[str, Any],
 ) -> Outcome:
     """SC-11/SC-12/SC-14/SC-15: the lowest rank loses a life; the deal passes on, or the game ends."""
     rules, dealer = state.rules, state.dealer
@@ -412,8 +412,8 @@ def _finish_hand(
     if len(losers) == len(living) and rules.all_dead_hand is AllDeadHand.REPLAY and all(lives[s] == 1 for s in losers):
         events.append(Event("REPLAY", seat=dealer, points=low))
         events.append(Event("HAND_OVER", seat=dealer, points=low))
-        state = dataclasses.replace(state, hand=hand_t, stock=stock, turn=-1, phase=Phase.DEAL, losers=())
-        return Outcome(state, tuple(events))
+        changes.update(hand=hand_t, stock=stock, turn=-1, phase=Phase.DEAL, losers=())
+        return Outcome(dataclasses.replace(state, **changes), tuple(events))
     transfers: list[Transfer] = []
     coin = rules.coin
     for s in losers:
@@ -446,8 +446,7 @@ def _finish_hand(
         events.append(Event("GAME_OVER", seat=winners[0] if len(winners) == 1 else None, amount=pot))
         chips, pot = settle(chips, pot, end)
         transfers += end
-    state = dataclasses.replace(
-        state,
+    changes.update(
         hand=hand_t,
         stock=stock,
         turn=-1,
@@ -459,6 +458,7 @@ def _finish_hand(
         losers=tuple(losers),
         winners=winners,
     )
+    state = dataclasses.replace(state, **changes)
     return Outcome(state, tuple(events), tuple(transfers))
 
 
