@@ -29,6 +29,8 @@ class Config:
     """Plain states in and out, and no seat keys: only for a trusted back end or debugging."""
     max_message_bytes: int = 1 << 20
     max_replay_actions: int = 10_000
+    recent_tokens: int = 4096
+    """How many tokens this process sealed lately it remembers decoded (a memo; 0 turns it off)."""
     grace_seconds: float = 10.0
     drain_seconds: float = 0.0
     """After SIGTERM, how long to keep serving while NOT_SERVING, so load balancers stop sending calls."""

@@ -195,7 +195,10 @@ class App:
         self.config = config
         self.keyring = keyring or make_keyring(config)
         self.core = TableCore(
-            self.keyring, trusted_mode=config.trusted_mode, max_replay_actions=config.max_replay_actions
+            self.keyring,
+            trusted_mode=config.trusted_mode,
+            max_replay_actions=config.max_replay_actions,
+            recent_size=config.recent_tokens,
         )
         self.metrics = Metrics()
         self.observer = Observer(self.metrics, config.log_calls)

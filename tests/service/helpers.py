@@ -93,6 +93,7 @@ class Client:
                 action=action,
                 seat_key=table.keys.get(action.seat, ""),
                 viewers=viewers,
+                include_spectator=all_viewers,
             )
         )
         table.state, table.seq = resp.state, resp.seq
