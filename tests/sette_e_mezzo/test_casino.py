@@ -1,0 +1,83 @@
+"""The CASINO preset: the house banks on a fixed rule, its first card face up, forced draws, even money."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.errors import Reason, Rejected
+from engine.games.sette_e_mezzo.state import Phase
+from engine.visibility import PUBLIC
+from tests.sette_e_mezzo.table import deal, table
+
+
+def casino(deck: str, **options: object):
+    return table(deck, seats=2, preset="CASINO", **options)
+
+
+def test_casino_bank_first_card_up_and_forced_draws_below_it():
+    run = casino("5d 6c Fc Ac").do("1 STAKE 2")
+    assert run.kinds("DEALT")[-1].cards[0].seen_by == PUBLIC
+    assert run.legal(1) == {"HIT": (0, 0)}  # 5 is below the house's 6
+    run.do("1 HIT")
+    assert run.legal(1) == {"HIT": (0, 0)}  # 5½ still below
+    run.do("1 HIT")
+    assert set(run.legal(1)) == {"HIT", "STAND"}
+    run.do("1 STAND")
+    assert run.kinds("HAND_OVER") and run.state.phase is Phase.WAIT_DEAL
+    assert run.chips == (98, 102) and run.state.bank == 0 and run.state.fresh
+
+
+def test_casino_house_draws_below_five_stands_on_five():
+    run = casino("7d 2c Ab Fc 2b").do("1 STAKE 3", "1 STAND")
+    assert [str(e.cards[0].card) for e in run.kinds("HIT") if e.seat == 0] == ["Ab", "Fc", "2b"]
+    assert run.points(0) == 11 and run.chips == (97, 103)
+
+
+def test_casino_house_matta_first_takes_exactly_one_card():
+    run = casino("7d Rd Ab").do("1 STAKE 3", "1 STAND")
+    assert [str(e.cards[0].card) for e in run.kinds("HIT") if e.seat == 0] == ["Ab"]
+    assert run.points(0) == 14 and run.state.results[0].result.value == "PUSH"
+    assert run.chips == (100, 100) and run.transfers == []
+
+
+def test_casino_lone_matta_must_draw():
+    run = casino("Rd 5c Fc", reale_with_matta_pays="THREE_TO_TWO").do("1 STAKE 5")
+    assert run.legal(1) == {"HIT": (0, 0)}
+    run.do("1 HIT")
+    assert run.chips == (93, 107)  # a matta reale at 3:2, rounded down
+
+
+def test_casino_ties_push_five_tie_loses():
+    assert casino("6d 6c").do("1 STAKE 4", "1 STAND").chips == (100, 100)
+    assert casino("5d 5c").do("1 STAKE 4", "1 STAND").chips == (100, 100)
+    assert casino("5d 5c", five_tie_loses=True).do("1 STAKE 4", "1 STAND").chips == (104, 96)
+
+
+def test_casino_reale_pays_even_money_and_never_passes_the_bank():
+    run = casino("7d 5c Fc").do("1 STAKE 4", "1 HIT")
+    assert run.chips == (96, 104) and run.state.bank == 0 and not run.kinds("BANK_PASSED")
+    assert run.state.results[0].reale
+
+
+def test_casino_shuffles_every_hand():
+    run = casino("7d 5c Fc").do("1 STAKE 4", "1 HIT")
+    deal(run, "2d 3d")
+    assert len(run.kinds("SHUFFLED")) == 2 and run.state.discards == ()
+
+
+def test_casino_house_bank_never_passes():
+    with pytest.raises(Rejected) as err:
+        engine.new_table(
+            "sette_e_mezzo", [engine.Seat("h", 0), engine.Seat("a", 9)], seed=b"x", preset="CASINO",
+            options={"bank_passes_when": "EVERY_HAND"},
+        )  # fmt: skip
+    assert err.value.reason is Reason.INVALID_OPTION
+
+
+def test_casino_house_plays_inside_the_last_players_action():
+    run = table("6d 7c 4s 3b", seats=3, preset="CASINO").do("1 STAKE 1", "1 STAND", "2 STAKE 2")
+    assert run.state.phase is Phase.DECIDE
+    run.do("2 STAND")
+    assert run.state.phase is Phase.WAIT_DEAL and run.state.turn == 0 and run.points(0) == 14
+    assert [(x.result.value, x.amount) for x in run.state.results] == [("LOST", -1), ("PUSH", 0)]

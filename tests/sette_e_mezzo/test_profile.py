@@ -1,0 +1,99 @@
+"""The rule profile: options, validation, presets as RULES.md's table, and the codec."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import pytest
+
+import engine
+from engine.errors import Reason, Rejected
+from engine.games.sette_e_mezzo import rules as r
+from engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
+from engine.rules import describe, with_options
+from tests.sette_e_mezzo.table import table
+
+
+def test_presets_in_order_classico_default():
+    assert list(PRESETS) == ["CLASSICO", "NAPOLETANO", "DELLARTI", "CASINO"]
+    assert engine.get_game("sette_e_mezzo").default_preset == "CLASSICO"
+    assert PRESETS["CLASSICO"] == SetteEMezzoRules()
+
+
+def test_preset_napoletano_s000():
+    p = PRESETS["NAPOLETANO"]
+    assert p.pack is r.Pack.ITALIAN and str(p.matta_card) == "Rd" and p.first_bank is r.FirstBank.HIGHEST_CARD
+    assert p.burn_ranks == {3, 4} and p.burn_when is r.BurnWhen.FIRST_CARD and p.burn_limit == 1
+    assert p.natural_rule is r.NaturalRule.S000
+
+
+def test_preset_dellarti_s001():
+    p = PRESETS["DELLARTI"]
+    assert (p.min_seats, p.max_seats) == (3, 12) and p.natural_rule is r.NaturalRule.S001
+    assert p.hidden_card_choice and p.reshuffle is r.Reshuffle.ON_MATTA
+    assert not p.burn_ranks and not p.triple
+
+
+def test_preset_classico_s002_variants_off():
+    p = PRESETS["CLASSICO"]
+    assert (p.min_seats, p.max_seats) == (2, 12) and p.natural_rule is r.NaturalRule.S002
+    assert p.bank_passes_when is r.BankPasses.DECK_EXHAUSTED
+    assert not p.burn_ranks and not p.ace_half_first and not p.raise_on_decision
+    assert p.matta_values is r.MattaValues.HALF_OR_WHOLE
+
+
+def test_preset_casino():
+    p = PRESETS["CASINO"]
+    assert p.house_bank and p.bank_first_card_up and p.forced_draws and p.ties_push
+    assert p.bank_passes_when is r.BankPasses.NEVER and not p.bank_passes_on_reale
+    assert p.reshuffle is r.Reshuffle.EVERY_HAND and not p.reale_pays_double
+    assert not p.five_tie_loses and p.reale_with_matta_pays is r.MattaRealePays.ONE_TO_ONE
+    assert not p.burn_ranks and not p.triple
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"min_stake": 5, "max_stake": 4},
+        {"min_stake": 0},
+        {"min_seats": 5, "max_seats": 4},
+        {"max_seats": 13},
+        {"min_seats": 1},
+        {"first_bank_seat": 12},
+        {"triple_two_sevens": True},
+        {"forced_draws": True},
+        {"house_bank": True},
+        {"matta_card": "8H"},
+        {"burn_ranks": [0]},
+        {"burn_limit": -1},
+        {"natural_rule": "S003"},
+        {"pack": "GERMAN"},
+    ],
+)
+def test_contradictory_options_are_refused(options):
+    with pytest.raises(Rejected) as err:
+        with_options(PRESETS["CLASSICO"], options)
+    assert err.value.reason is Reason.INVALID_OPTION
+
+
+def test_every_option_is_documented_and_enums_are_named_by_value():
+    infos = describe(SetteEMezzoRules)
+    assert len(infos) == 29 and all(i.doc for i in infos)
+    for name in dir(r):
+        kind = getattr(r, name)
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            assert all(m.value == m.name for m in kind)
+
+
+def test_state_round_trips_through_the_codec():
+    run = table("7d 6c 5s Fc", burn_ranks=[3], triple=True).do("1 STAKE 5", "1 HIT")
+    raw = engine.state_to_bytes(run.state)
+    assert engine.state_from_bytes(raw) == run.state
+
+
+def test_results_shown_until_the_next_deal():
+    run = table("5d 6c 5s").do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert len(engine.view(run.state, None).results) == 2
+    assert all(tc.card is not None for tc in engine.view(run.state, None).seats[1].cards)
+    run.do("0 DEAL")
+    assert engine.view(run.state, None).results == ()
