@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -47,7 +48,8 @@ class Game(ABC, Generic[S, R]):
 
     @abstractmethod
     def play(self, state: S, action: Action) -> Outcome:
-        """Apply an action that :meth:`apply` has already found legal."""
+        """Apply an action that :meth:`apply` has already found legal; return a new state value
+        (never one kept elsewhere, such as a cached or module-level state: :meth:`apply` numbers it)."""
 
     @abstractmethod
     def view(self, state: S, viewer: Viewer) -> Any:
@@ -83,7 +85,14 @@ class Game(ABC, Generic[S, R]):
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
         outcome = self.play(state, action)
-        return dataclasses.replace(outcome, state=dataclasses.replace(outcome.state, seq=state.seq + 1))
+        new_state = outcome.state
+        if new_state is state:  # a game may return the same value; the caller's state must stay as it was
+            new_state = copy.copy(state)
+            outcome = dataclasses.replace(outcome, state=new_state)
+        # The new state was made by this call and nobody else holds it yet: numbering it in place is
+        # safe and saves a copy of the whole state on the hot path.
+        object.__setattr__(new_state, "seq", state.seq + 1)
+        return outcome
 
 
 def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:

@@ -17,8 +17,10 @@ def register(game: Game[Any, Any]) -> Game[Any, Any]:
 
 def get_game(game_id: str) -> Game[Any, Any]:
     """The game with this id; raise :class:`Rejected` (UNKNOWN_GAME) if there is none."""
-    _load()
     game = GAMES.get(game_id)
+    if game is None:
+        _load()
+        game = GAMES.get(game_id)
     if game is None:
         raise Rejected(Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games are: {', '.join(sorted(GAMES))}")
     return game
