@@ -1,18 +1,24 @@
-"""``mazziere serve``: run the gRPC service configured from the environment (see the README)."""
+"""``mazziere serve``: run the gRPC service and the REST gateway, configured from the environment (see the README).
+
+``mazziere gateway --target host:port``: the REST gateway alone, in front of a gRPC service elsewhere.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from services.config import Config, ConfigError
+from services.config import ConfigError
+from services.gateway.config import GatewayConfig
 from services.logs import configure, get_logger
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mazziere", description="Mazziere, a stateless card-game rules service.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="serve gRPC (configured by MAZZIERE_* environment variables; see the README)")
+    sub.add_parser("serve", help="serve gRPC and REST (configured by MAZZIERE_* environment variables; see the README)")
+    gateway = sub.add_parser("gateway", help="serve only the REST gateway, calling the gRPC service at --target")
+    gateway.add_argument("--target", help="host:port of the gRPC service (default: MAZZIERE_GATEWAY_TARGET)")
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
     args = parser.parse_args(argv)
     if args.command == "new-key":
@@ -23,15 +29,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"k{time.strftime('%Y%m%d')}:{base64.b64encode(os.urandom(32)).decode()}")
         return 0
     try:
-        config = Config.from_env()
+        config = GatewayConfig.load()
     except ConfigError as exc:
         print(f"mazziere: {exc}", file=sys.stderr)
         return 2
     configure(config.log_level)
-    from services.server import serve
+    from services.gateway.run import serve_embedded, serve_split
 
     try:
-        serve(config)
+        if args.command == "gateway":
+            serve_split(config, args.target or config.gateway_target)
+        else:
+            serve_embedded(config)
     except (ValueError, OSError) as exc:
         get_logger().error("startup_failed", error=str(exc))
         return 1

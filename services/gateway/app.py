@@ -1,0 +1,406 @@
+"""The REST gateway: every RPC of TableService as a JSON endpoint under ``/v1/``, plus health and metrics.
+
+Bodies are the canonical protobuf JSON of the RPC's own request and response messages, so REST and gRPC
+cannot drift; the gateway holds no rules and no second data model. See docs/gateway.md.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.gateway import protojson
+from services.gateway.backend import Backend
+from services.gateway.comments import proto_comments
+from services.gateway.config import GatewayConfig
+from services.gateway.errors import GatewayError, plain_error
+from services.gateway.routes import ROUTES, Route
+from services.gateway.schema import Schema, message_schemas, ref
+from services.logs import get_logger
+
+SEAT_KEY_HEADER = "X-Seat-Key"
+REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
+_JSON = "application/json"
+_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRegistry | None = None) -> FastAPI:
+    """The gateway over ``backend``. ``registry``: where the HTTP metrics go (the service's when embedded)."""
+    registry = registry if registry is not None else CollectorRegistry()
+    app = FastAPI(
+        title="Mazziere",
+        version="v1",
+        summary="A stateless rules engine for Italian card games: the REST face of mazziere.v1.TableService.",
+        description=_DESCRIPTION,
+        docs_url="/docs" if config.gateway_docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    for route in ROUTES:
+        app.add_api_route(
+            route.path,
+            _endpoint(route, backend, config.gateway_max_body_bytes),
+            methods=[route.http_method],
+            name=route.rpc,
+            operation_id=route.rpc,
+            summary=route.summary,
+            tags=["TableService"],
+            responses=_responses(route),
+            openapi_extra=_request_body(route),
+        )
+    _add_probes(app, backend, registry)
+    app.add_exception_handler(StarletteHTTPException, _http_exception)
+    app.add_exception_handler(RequestValidationError, _validation_exception)
+    app.add_exception_handler(GatewayError, _gateway_error)
+    if config.origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=config.origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER],
+            expose_headers=[REQUEST_ID_HEADER],
+            max_age=600,
+        )
+    app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+# -- the RPC endpoints ------------------------------------------------------------------------------
+
+
+def _endpoint(route: Route, backend: Backend, max_body: int) -> Callable[[Request], Awaitable[Response]]:
+    request_class = route.request_class
+    takes_seat_key = "seat_key" in request_class.DESCRIPTOR.fields_by_name
+    rpc = route.rpc
+
+    async def endpoint(request: Request) -> Response:
+        body = b"" if route.http_method == "GET" else await _read_body(request, max_body)
+        try:
+            message = protojson.parse(body, request_class)
+        except protojson.JsonError as exc:
+            raise GatewayError.invalid_request(str(exc)) from None
+        if takes_seat_key:
+            header = request.headers.get(SEAT_KEY_HEADER)
+            if header:
+                current = getattr(message, "seat_key")  # noqa: B009
+                if current and current != header:
+                    raise GatewayError.invalid_request(f"the {SEAT_KEY_HEADER} header and seatKey disagree")
+                message.seat_key = header  # type: ignore[attr-defined]
+        answer = await backend.call(rpc, message, request.scope.get("mazziere.request_id", ""))
+        return Response(protojson.to_json(answer), media_type=_JSON)
+
+    endpoint.__name__ = rpc
+    return endpoint
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise GatewayError.invalid_request("the Content-Length header is not a number")
+        if int(length) > limit:
+            raise GatewayError.invalid_request(f"the body is {length} bytes; at most {limit}", http_status=413)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise GatewayError.invalid_request(f"the body is over {limit} bytes", http_status=413)
+    return bytes(body)
+
+
+# -- health and metrics -----------------------------------------------------------------------------
+
+
+def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry) -> None:
+    status_schema = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+
+    @app.get(
+        "/healthz",
+        tags=["Probes"],
+        summary="Liveness: the process answers",
+        responses={200: {"content": {_JSON: {"schema": status_schema, "example": {"status": "ok"}}}}},
+    )
+    async def healthz() -> Response:
+        return Response(b'{"status":"ok"}', media_type=_JSON)
+
+    @app.get(
+        "/readyz",
+        tags=["Probes"],
+        summary="Readiness: the engine service answers SERVING to a health check",
+        responses={
+            200: {"content": {_JSON: {"schema": status_schema, "example": {"status": "SERVING"}}}},
+            503: {"description": "Not ready", "content": {_JSON: {"schema": status_schema}}},
+        },
+    )
+    async def readyz() -> Response:
+        if await backend.ready():
+            return Response(b'{"status":"SERVING"}', media_type=_JSON)
+        return Response(b'{"status":"NOT_SERVING"}', status_code=503, media_type=_JSON)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+# -- errors -----------------------------------------------------------------------------------------
+
+
+def error_response(error: GatewayError, headers: dict[str, str] | None = None) -> Response:
+    return Response(error.json(), status_code=error.http_status, media_type=_JSON, headers=headers)
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if exc.status_code == 404:
+        detail = f"no such route: {request.method} {request.url.path}"
+    return error_response(plain_error(exc.status_code, detail), dict(exc.headers or {}))
+
+
+async def _validation_exception(request: Request, exc: Exception) -> Response:
+    return error_response(GatewayError.invalid_request(str(exc)))
+
+
+async def _gateway_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GatewayError)
+    return error_response(exc)
+
+
+# -- request ids, metrics and logs ------------------------------------------------------------------
+
+
+class Observe:
+    """Pure ASGI middleware: request id in and out, one log line and the HTTP metrics for every request."""
+
+    def __init__(self, app: ASGIApp, registry: CollectorRegistry, log_requests: bool = True) -> None:
+        self.app = app
+        self.log = get_logger("mazziere.http")
+        self.log_requests = log_requests
+        self.requests = Counter(
+            "http_requests_total",
+            "HTTP requests answered by the REST gateway, by method, route template and status.",
+            ["method", "route", "status"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "http_request_duration_seconds",
+            "Latency of the REST gateway's answers (seconds), by method and route template.",
+            ["method", "route"],
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        request_id = ""
+        for key, value in scope["headers"]:
+            if key == b"x-request-id":
+                text = value.decode("latin-1")
+                if _REQUEST_ID.match(text):
+                    request_id = text
+                break
+        request_id = request_id or uuid.uuid4().hex
+        scope["mazziere.request_id"] = request_id
+        header = (b"x-request-id", request_id.encode())
+        status = 500
+
+        started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                status, started = message["status"], True
+                message["headers"] = [*message.get("headers", ()), header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            self.log.exception("http_failed", path=scope.get("path"), request_id=request_id)
+            if started:
+                raise
+            error = plain_error(500, "internal error")
+            status = error.http_status
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", _JSON.encode()), header],
+                }
+            )
+            await send({"type": "http.response.body", "body": error.json()})
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            elapsed = time.perf_counter() - start
+            self.requests.labels(scope["method"], template, str(status)).inc()
+            self.latency.labels(scope["method"], template).observe(elapsed)
+            if self.log_requests:
+                self.log.info(
+                    "http_request",
+                    method=scope["method"],
+                    route=template,
+                    status=status,
+                    duration_ms=round(elapsed * 1000, 3),
+                    request_id=request_id,
+                )
+
+
+# -- OpenAPI ----------------------------------------------------------------------------------------
+
+_ERROR_SCHEMA: Schema = {
+    "type": "object",
+    "title": "Error",
+    "description": "Google's JSON error envelope (AIP-193): the google.rpc.Status of the call with its HTTP code.",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "integer", "description": "The HTTP status code."},
+                "status": {"type": "string", "description": "The gRPC status code's name, e.g. FAILED_PRECONDITION."},
+                "message": {"type": "string", "description": "What went wrong, for people."},
+                "details": {
+                    "type": "array",
+                    "items": {
+                        "allOf": [ref("google.rpc.ErrorInfo")],
+                        "description": "A google.rpc.ErrorInfo, with its type URL in @type.",
+                    },
+                },
+            },
+            "required": ["code", "status", "message"],
+        }
+    },
+    "required": ["error"],
+}
+
+_ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
+    400: ("FAILED_PRECONDITION", "seat 2 may not act now", "NOT_YOUR_TURN"),
+    403: ("PERMISSION_DENIED", "that is not the key of seat 1 at this table", "SEAT_KEY_INVALID"),
+    409: ("ABORTED", "the state is at sequence 4, not 3; act on the latest state", "STALE_SEQUENCE"),
+    413: ("INVALID_ARGUMENT", "the body is 3000000 bytes; at most 2097152", "INVALID_REQUEST"),
+}
+
+
+def _error_example(http_status: int) -> dict[str, Any]:
+    status, message, reason = _ERROR_EXAMPLES.get(http_status, ("INTERNAL", "internal error", ""))
+    error: dict[str, Any] = {"code": http_status, "status": status, "message": message}
+    if reason:
+        error["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "mazziere.v1"}
+        ]
+    return {"error": error}
+
+
+def _responses(route: Route) -> dict[int | str, dict[str, Any]]:
+    ok = {
+        "description": f"The {route.method.output_type.name}",
+        "content": {_JSON: {"schema": ref(route.method.output_type.full_name)}},
+    }
+    out: dict[int | str, dict[str, Any]] = {200: ok}
+    described = {
+        400: "Malformed request (INVALID_ARGUMENT) or a move the rules refuse now (FAILED_PRECONDITION)",
+        403: "Missing or wrong seat key (PERMISSION_DENIED)",
+        409: "Stale sequence number (ABORTED): fetch the latest state and retry",
+        413: "Body too large",
+        500: "Internal error",
+        503: "The service is unavailable (split mode)",
+        504: "The call's deadline passed",
+    }
+    if route.http_method == "GET":
+        described = {k: v for k, v in described.items() if k in (500, 503, 504)}
+    for code, text in described.items():
+        out[code] = {
+            "description": text,
+            "content": {_JSON: {"schema": ref("Error"), "example": _error_example(code)}},
+        }
+    return out
+
+
+def _request_body(route: Route) -> dict[str, Any]:
+    if route.http_method == "GET":
+        return {}
+    content: dict[str, Any] = {"schema": ref(route.method.input_type.full_name)}
+    if route.examples:
+        content["examples"] = route.examples
+    return {"requestBody": {"required": False, "content": {_JSON: content}}}
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema is None:
+        doc = get_openapi(
+            title=app.title,
+            version=app.version,
+            summary=app.summary,
+            description=app.description,
+            routes=app.routes,
+        )
+        from google.rpc import error_details_pb2
+
+        roots = [r.method.input_type for r in ROUTES] + [r.method.output_type for r in ROUTES]
+        schemas = message_schemas(*roots, error_details_pb2.ErrorInfo.DESCRIPTOR, comments=proto_comments())
+        schemas["Error"] = _ERROR_SCHEMA
+        doc.setdefault("components", {}).setdefault("schemas", {}).update(schemas)
+        for path in doc["paths"].values():
+            for operation in path.values():
+                _add_header_params(operation)
+        app.openapi_schema = doc
+    return app.openapi_schema
+
+
+def _add_header_params(operation: dict[str, Any]) -> None:
+    """The headers every RPC route reads: the request id, and the seat key where the request has one."""
+    op_id = operation.get("operationId")
+    route = next((r for r in ROUTES if r.rpc == op_id), None)
+    if route is None:
+        return
+    params = [
+        {
+            "name": REQUEST_ID_HEADER,
+            "in": "header",
+            "required": False,
+            "description": "Your id for this request (up to 128 of A-Z a-z 0-9 . _ : / + = -); one is made if absent. "
+            "Returned in the answer's X-Request-ID and logged by every component.",
+            "schema": {"type": "string", "pattern": _REQUEST_ID.pattern},
+        }
+    ]
+    if "seat_key" in route.request_class.DESCRIPTOR.fields_by_name:
+        params.append(
+            {
+                "name": SEAT_KEY_HEADER,
+                "in": "header",
+                "required": False,
+                "description": "The seat's key (instead of seatKey in the body).",
+                "schema": {"type": "string"},
+            }
+        )
+    operation["parameters"] = [*operation.get("parameters", []), *params]
+
+
+_DESCRIPTION = """\
+Every endpoint under `/v1/` is one RPC of `mazziere.v1.TableService`; its body is the canonical protobuf JSON
+of the RPC's request message and its answer that of the response message: camelCase field names (the proto
+names are accepted too), 64-bit integers as decimal strings, enums by name, bytes (the state token) in base64,
+fields at their default value left out. Unknown fields are refused.
+
+The state travels with every call: send back the `state` and `seq` of the last answer. A seat's calls need
+its key, in the `X-Seat-Key` header or the body's `seatKey`.
+
+Errors carry Google's JSON error envelope: `{"error": {"code", "status", "message", "details": [ErrorInfo]}}`,
+where `details[0].reason` is a `mazziere.v1.ErrorReason` name without its prefix (e.g. `NOT_YOUR_TURN`).
+"""

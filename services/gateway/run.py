@@ -1,0 +1,208 @@
+"""Running the gateway: embedded beside the gRPC server (``mazziere serve``) or alone (``mazziere gateway``).
+
+Embedded, one process serves gRPC on ``MAZZIERE_PORT`` and REST on ``MAZZIERE_REST_PORT``; the gateway calls the
+handlers in process (or over a local channel, ``MAZZIERE_GATEWAY_EMBEDDED=channel``) and shares the service's
+metrics registry. On SIGTERM the health service turns NOT_SERVING (so ``/readyz`` answers 503), both keep
+serving for ``MAZZIERE_DRAIN_SECONDS``, then both stop, letting calls in flight finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import uvicorn
+import uvloop
+from fastapi import FastAPI
+from grpc_health.v1 import health_pb2
+
+from services.gateway.app import create_app
+from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
+from services.gateway.config import GatewayConfig
+from services.gateway.routes import ROUTES
+from services.logs import get_logger
+from services.server import SERVICE_NAME, AioServer, App, ThreadServer
+
+
+class RestServer(uvicorn.Server):
+    """uvicorn on a socket we bound, with signals left to us (we stop gRPC and REST together)."""
+
+    def __init__(self, app: FastAPI, sock: socket.socket) -> None:
+        super().__init__(
+            uvicorn.Config(
+                app,
+                log_config=None,
+                access_log=False,
+                lifespan="off",
+                http="httptools",
+                timeout_graceful_shutdown=None,
+                server_header=False,
+            )
+        )
+        self.sock = sock
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def run_on_socket(self) -> None:
+        await self.serve(sockets=[self.sock])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (port 0: a free one), bound before anything starts so errors come first."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def channel_methods() -> dict[str, Any]:
+    return {r.rpc: (r.request_class, r.response_class) for r in ROUTES}
+
+
+class _HealthContext:
+    def set_code(self, code: Any) -> None:
+        return None
+
+    def set_details(self, details: str) -> None:
+        return None
+
+
+def _health_probe(server: ThreadServer | AioServer) -> Callable[[], Awaitable[bool]]:
+    request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+
+    async def ready() -> bool:
+        health = getattr(server, "health", None)
+        if health is None:
+            return False
+        answer = health.Check(request, _HealthContext())
+        if asyncio.iscoroutine(answer):
+            answer = await answer
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
+
+    return ready
+
+
+def embedded_backend(app: App, config: GatewayConfig, server: ThreadServer | AioServer, port: int) -> Backend:
+    if config.gateway_embedded == "channel":
+        return ChannelBackend(
+            f"127.0.0.1:{port}",
+            timeout=config.gateway_timeout_seconds,
+            max_message_bytes=config.max_message_bytes,
+            methods=channel_methods(),
+        )
+    return InProcessBackend(app, timeout=config.gateway_timeout_seconds, ready=_health_probe(server))
+
+
+def serve_embedded(config: GatewayConfig) -> None:
+    """``mazziere serve``: gRPC and REST in one process until SIGTERM or SIGINT."""
+    if not config.rest_port:
+        from services.server import serve
+
+        serve(config)
+        return
+    if config.gateway_embedded == "channel" and config.tls_cert_file:
+        raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
+    sock = bind(config.rest_host, config.rest_port)
+    app = App(config)
+    if config.metrics_port:
+        app.metrics.serve(config.metrics_port)
+    uvloop.run(_embedded(app, config, sock))
+
+
+async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> None:
+    stop = _stop_on_signals()
+    log = get_logger()
+    if config.server_kind == "aio":
+        aio = AioServer(app)
+        grpc_stopped = asyncio.Event()
+        grpc_task = asyncio.create_task(aio.run(grpc_stopped))
+        while not aio.port:  # bound in AioServer.run, before it starts serving
+            if grpc_task.done():
+                grpc_task.result()  # raises the startup error
+            await asyncio.sleep(0.01)
+        server: ThreadServer | AioServer = aio
+        port = aio.port
+    else:
+        thread = ThreadServer(app)
+        port = thread.start()
+        server = thread
+        log.info("serving", port=port, kind="thread", metrics_port=config.metrics_port)
+    backend = embedded_backend(app, config, server, port)
+    rest = RestServer(create_app(backend, config, registry=app.metrics.registry), sock)
+    rest_task = asyncio.create_task(rest.run_on_socket())
+    log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
+    await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
+    if config.server_kind == "aio":
+        grpc_stopped.set()  # NOT_SERVING, drain, stop(grace): AioServer.run
+        await asyncio.sleep(config.drain_seconds)
+        rest.should_exit = True
+        await asyncio.gather(grpc_task, rest_task, return_exceptions=True)
+    else:
+        shutdown = asyncio.create_task(asyncio.to_thread(thread.shutdown))
+        await asyncio.sleep(config.drain_seconds)
+        rest.should_exit = True
+        await asyncio.gather(shutdown, rest_task, return_exceptions=True)
+    await backend.close()
+
+
+def serve_split(config: GatewayConfig, target: str) -> None:
+    """``mazziere gateway``: REST only, calling the gRPC service at ``target``, until SIGTERM or SIGINT."""
+    sock = bind(config.rest_host, config.rest_port)
+    uvloop.run(_split(config, target, sock))
+
+
+class _Draining:
+    """Readiness that turns false once shutdown begins, whatever the service says."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.draining = False
+
+    async def call(self, rpc: str, request: Any, request_id: str) -> Any:
+        return await self.backend.call(rpc, request, request_id)
+
+    async def ready(self) -> bool:
+        return not self.draining and await self.backend.ready()
+
+    async def close(self) -> None:
+        await self.backend.close()
+
+
+async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> None:
+    stop = _stop_on_signals()
+    backend = _Draining(
+        ChannelBackend(
+            target,
+            timeout=config.gateway_timeout_seconds,
+            max_message_bytes=config.max_message_bytes,
+            methods=channel_methods(),
+        )
+    )
+    rest = RestServer(create_app(backend, config), sock)
+    rest_task = asyncio.create_task(rest.run_on_socket())
+    get_logger().info("rest_serving", port=sock.getsockname()[1], target=target, gateway="split")
+    await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
+    backend.draining = True
+    get_logger().info("shutting_down", drain_seconds=config.drain_seconds)
+    await asyncio.sleep(config.drain_seconds)
+    rest.should_exit = True
+    await asyncio.gather(rest_task, return_exceptions=True)
+    await backend.close()
+    get_logger().info("stopped")
+
+
+def _stop_on_signals() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
