@@ -82,8 +82,23 @@ class Scoring:
         return card.rank in self.burn_ranks and card != self.matta
 
 
-@cache
+_COMPILED: dict[int, tuple[SetteEMezzoRules, Scoring]] = {}
+
+
 def scoring(rules: SetteEMezzoRules) -> Scoring:
+    """The compiled values of ``rules``, by identity (hashing a profile costs more than the whole lookup)."""
+    hit = _COMPILED.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    compiled = _by_value(rules)
+    if len(_COMPILED) >= 1024:
+        _COMPILED.clear()
+    _COMPILED[id(rules)] = (rules, compiled)  # the profile is kept alive, so its id is not reused
+    return compiled
+
+
+@cache
+def _by_value(rules: SetteEMezzoRules) -> Scoring:
     return Scoring(rules)
 
 
