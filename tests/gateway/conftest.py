@@ -1,0 +1,112 @@
+"""Gateways started by the tests: a real uvicorn server on a free port, in front of a real gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import httpx
+import pytest
+
+from services.gateway.app import create_app
+from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
+from services.gateway.config import GatewayConfig
+from services.gateway.run import RestServer, _health_probe, bind, channel_methods
+from services.sealing import Keyring
+from services.server import App, ThreadServer
+from tests.gateway.helpers import Api
+
+KEYS = f"k1:{base64.b64encode(os.urandom(32)).decode()}"
+ORIGIN = "https://table.example"
+BASE = GatewayConfig(
+    host="127.0.0.1",
+    port=0,
+    metrics_port=0,
+    rest_host="127.0.0.1",
+    rest_port=0,
+    log_calls=False,
+    grace_seconds=1.0,
+    seal_keys=KEYS,
+    cors_origins=ORIGIN,
+    gateway_max_body_bytes=64 * 1024,
+)
+
+
+class Gateway:
+    """A started gRPC server and a REST gateway (in process, or over a channel to ``target``)."""
+
+    def __init__(self, config: GatewayConfig, *, target: str | None = None) -> None:
+        self.app = App(config, keyring=Keyring.parse(config.seal_keys))
+        self.grpc = ThreadServer(self.app)
+        self.grpc_port = self.grpc.start()
+        backend: Backend
+        if target is None:
+            backend = InProcessBackend(self.app, timeout=5.0, ready=_health_probe(self.grpc))
+        else:
+            backend = ChannelBackend(
+                target.format(port=self.grpc_port), timeout=5.0, max_message_bytes=1 << 20, methods=channel_methods()
+            )
+        self.backend = backend
+        self.fastapi = create_app(backend, config, registry=self.app.metrics.registry)
+        sock = bind("127.0.0.1", 0)
+        self.port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.rest = RestServer(self.fastapi, sock)
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.rest.run_on_socket()), daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.rest.started:
+            assert time.monotonic() < deadline, "the gateway did not start"
+            time.sleep(0.01)
+        self.http = httpx.Client(base_url=self.url, timeout=10.0)
+        self.api = Api(self.http, self.app.keyring)
+
+    def close(self) -> None:
+        self.http.close()
+        self.rest.should_exit = True
+        self.thread.join(5)
+        self.grpc.server.stop(0).wait()
+
+
+@pytest.fixture(scope="session")
+def gateway() -> Iterator[Gateway]:
+    g = Gateway(BASE)
+    yield g
+    g.close()
+
+
+@pytest.fixture(scope="session")
+def split() -> Iterator[Gateway]:
+    """The gateway calling its gRPC server over a real channel, as ``mazziere gateway --target`` does."""
+    g = Gateway(replace(BASE, cors_origins=""), target="127.0.0.1:{port}")
+    yield g
+    g.close()
+
+
+@pytest.fixture
+def api(gateway: Gateway) -> Api:
+    return gateway.api
+
+
+def free_port() -> int:
+    sock = bind("127.0.0.1", 0)
+    port: int = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def wait_http(url: str, seconds: float = 20.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return httpx.get(url, timeout=1.0)
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

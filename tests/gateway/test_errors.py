@@ -1,0 +1,162 @@
+"""Every refusal: the official gRPC-to-HTTP mapping and Google's JSON error envelope, never a 500."""
+
+from __future__ import annotations
+
+import base64
+
+import grpc
+import pytest
+
+from services.gateway.errors import HTTP_STATUS
+from tests.gateway.conftest import BASE, Gateway
+from tests.gateway.helpers import Api, error
+
+
+def _post(api: Api, path: str, body: bytes, **headers: str) -> tuple[int, str, str]:
+    resp = api.http.post(path, content=body, headers={"content-type": "application/json", **headers})
+    assert resp.headers["content-type"] == "application/json"
+    return error(resp)
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        (b"{", "Failed to load JSON"),
+        (b"[1, 2]", ""),
+        (b'"text"', ""),
+        (b"\xff\xfe", "UTF-8"),
+        (b'{"game": 7}', "game"),
+        (b'{"seats": {"name": "x"}}', "seats"),
+        (b'{"seats": [{"chips": "lots"}]}', "chips"),
+        (b'{"gaem": "trentuno"}', "gaem"),
+        (b'{"seed": "not base64!"}', "seed"),
+        (b'{"game": "trentuno", "seats": [{"chips": "99999999999999999999999"}]}', "chips"),
+        (b"[" * 5000 + b"]" * 5000, ""),
+    ],
+)
+def test_malformed_bodies_are_400_invalid_request(api: Api, body: bytes, fragment: str) -> None:
+    resp = api.http.post("/v1/tables", content=body, headers={"content-type": "application/json"})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST"), resp.text
+    assert fragment in resp.json()["error"]["message"]
+    assert resp.json()["error"]["code"] == 400
+    assert resp.json()["error"]["details"][0]["domain"] == "mazziere.v1"
+
+
+def test_a_too_large_body_is_413(api: Api) -> None:
+    body = b'{"game": "' + b"x" * (BASE.gateway_max_body_bytes + 1) + b'"}'
+    assert _post(api, "/v1/tables", body) == (413, "INVALID_ARGUMENT", "INVALID_REQUEST")
+
+
+def test_a_too_large_chunked_body_is_413(api: Api) -> None:
+    def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(100):
+            yield b" " * 1024
+
+    resp = api.http.post("/v1/tables", content=chunks(), headers={"content-type": "application/json"})
+    assert error(resp) == (413, "INVALID_ARGUMENT", "INVALID_REQUEST")
+
+
+def test_a_service_refusal_keeps_reason_and_metadata(api: Api) -> None:
+    resp = api.http.post("/v1/tables", json={"game": "briscola"})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "UNKNOWN_GAME")
+
+
+def test_a_forged_token_is_400_invalid_token(api: Api) -> None:
+    table = api.create("trentuno")
+    raw = bytearray(base64.b64decode(table.state))
+    raw[-1] ^= 1
+    table.state = base64.b64encode(bytes(raw)).decode()
+    resp = api.act_raw(table, {"seat": table.to_act[0], "kind": "KNOCK"})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "INVALID_TOKEN")
+
+
+def test_a_token_of_another_table_is_400_wrong_table(api: Api) -> None:
+    one, two = api.create("trentuno"), api.create("trentuno")
+    one.state = two.state
+    resp = api.act_raw(one, {"seat": one.to_act[0], "kind": "KNOCK"})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "WRONG_TABLE")
+
+
+def test_a_stale_sequence_is_409_aborted(api: Api) -> None:
+    import random
+
+    table = api.create("sette_e_mezzo")
+    old = (table.state, table.seq)
+    action = api.random_action(table, random.Random(1))
+    api.act(table, action)
+    table.seq = old[1]  # the new state, the old sequence number
+    resp = api.act_raw(table, api.random_action(table, random.Random(1)))
+    assert error(resp) == (409, "ABORTED", "STALE_SEQUENCE")
+    metadata = resp.json()["error"]["details"][0]["metadata"]
+    assert metadata == {"expected_seq": old[1], "actual_seq": "1"}
+
+
+def test_an_illegal_move_is_400_failed_precondition(api: Api) -> None:
+    table = api.create("sette_e_mezzo")
+    seat = table.to_act[0]
+    resp = api.act_raw(table, {"seat": seat, "kind": "HIT"})
+    status, code, reason = error(resp)
+    assert (status, code) == (400, "FAILED_PRECONDITION")
+    assert reason in ("ILLEGAL_ACTION", "NOT_YOUR_TURN")
+    other = next(s for s in range(table.seats) if s not in table.to_act)
+    resp = api.act_raw(table, {"seat": other, "kind": "STAND"})
+    assert error(resp) == (400, "FAILED_PRECONDITION", "NOT_YOUR_TURN")
+
+
+def test_seat_keys_missing_wrong_or_contradictory(api: Api) -> None:
+    table = api.create("trentuno")
+    seat = table.to_act[0]
+    body = {
+        "tableId": table.table_id,
+        "state": table.state,
+        "expectedSeq": "0",
+        "action": {"seat": seat, "kind": "KNOCK"},
+    }
+    assert error(api.http.post("/v1/tables:act", json=body)) == (403, "PERMISSION_DENIED", "SEAT_KEY_MISSING")
+    wrong = table.keys[(seat + 1) % table.seats]
+    resp = api.http.post("/v1/tables:act", json=body, headers={"X-Seat-Key": wrong})
+    assert error(resp) == (403, "PERMISSION_DENIED", "SEAT_KEY_INVALID")
+    resp = api.http.post("/v1/tables:act", json={**body, "seatKey": table.keys[seat]}, headers={"X-Seat-Key": wrong})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
+    view = {"tableId": table.table_id, "state": table.state, "seat": seat}
+    assert error(api.http.post("/v1/tables:view", json=view)) == (403, "PERMISSION_DENIED", "SEAT_KEY_MISSING")
+    # The key in the body works as well as the header.
+    assert api.http.post("/v1/tables:view", json={**view, "seatKey": table.keys[seat]}).status_code == 200
+
+
+def test_unknown_routes_and_methods(api: Api) -> None:
+    resp = api.http.get("/v1/nothing")
+    assert (resp.status_code, resp.json()["error"]["status"]) == (404, "NOT_FOUND")
+    resp = api.http.get("/v1/tables")
+    assert (resp.status_code, resp.json()["error"]["code"]) == (405, 405)
+
+
+def test_the_mapping_is_the_official_one() -> None:
+    expected = {
+        "INVALID_ARGUMENT": 400,
+        "FAILED_PRECONDITION": 400,
+        "OUT_OF_RANGE": 400,
+        "ABORTED": 409,
+        "ALREADY_EXISTS": 409,
+        "NOT_FOUND": 404,
+        "PERMISSION_DENIED": 403,
+        "UNAUTHENTICATED": 401,
+        "RESOURCE_EXHAUSTED": 429,
+        "DEADLINE_EXCEEDED": 504,
+        "UNAVAILABLE": 503,
+        "UNIMPLEMENTED": 501,
+        "INTERNAL": 500,
+        "UNKNOWN": 500,
+        "CANCELLED": 499,
+        "DATA_LOSS": 500,
+    }
+    assert {code.name: HTTP_STATUS[code] for code in grpc.StatusCode if code.name in expected} == expected
+
+
+def test_split_mode_gives_the_same_errors(split: Gateway) -> None:
+    api = split.api
+    table = api.create("trentuno")
+    body = {"tableId": table.table_id, "state": table.state, "expectedSeq": "3", "action": {"seat": 0, "kind": "KNOCK"}}
+    resp = api.http.post("/v1/tables:act", json=body, headers={"X-Seat-Key": table.keys[0]})
+    assert error(resp) == (409, "ABORTED", "STALE_SEQUENCE")
+    assert error(api.http.post("/v1/tables", content=b'{"x":1}')) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
