@@ -277,10 +277,7 @@ _ERROR_SCHEMA: Schema = {
                 "message": {"type": "string", "description": "What went wrong, for people."},
                 "details": {
                     "type": "array",
-                    "items": {
-                        "allOf": [ref("google.rpc.ErrorInfo")],
-                        "description": "A google.rpc.ErrorInfo, with its type URL in @type.",
-                    },
+                    "items": ref("ErrorDetail"),
                 },
             },
             "required": ["code", "status", "message"],
@@ -289,6 +286,7 @@ _ERROR_SCHEMA: Schema = {
     "required": ["error"],
 }
 
+_ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     400: ("FAILED_PRECONDITION", "seat 2 may not act now", "NOT_YOUR_TURN"),
     403: ("PERMISSION_DENIED", "that is not the key of seat 1 at this table", "SEAT_KEY_INVALID"),
@@ -301,9 +299,7 @@ def _error_example(http_status: int) -> dict[str, Any]:
     status, message, reason = _ERROR_EXAMPLES.get(http_status, ("INTERNAL", "internal error", ""))
     error: dict[str, Any] = {"code": http_status, "status": status, "message": message}
     if reason:
-        error["details"] = [
-            {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "mazziere.v1"}
-        ]
+        error["details"] = [{"@type": _ERROR_INFO_TYPE, "reason": reason, "domain": "mazziere.v1"}]
     return {"error": error}
 
 
@@ -354,6 +350,14 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
 
         roots = [r.method.input_type for r in ROUTES] + [r.method.output_type for r in ROUTES]
         schemas = message_schemas(*roots, error_details_pb2.ErrorInfo.DESCRIPTOR, comments=proto_comments())
+        info = schemas.pop("google.rpc.ErrorInfo")
+        schemas["ErrorDetail"] = {
+            **info,
+            "title": "ErrorDetail",
+            "description": "A google.rpc.ErrorInfo, with its type URL in @type.",
+            "properties": {"@type": {"type": "string", "const": _ERROR_INFO_TYPE}, **info["properties"]},
+            "required": ["@type"],
+        }
         schemas["Error"] = _ERROR_SCHEMA
         doc.setdefault("components", {}).setdefault("schemas", {}).update(schemas)
         for path in doc["paths"].values():
@@ -374,9 +378,10 @@ def _add_header_params(operation: dict[str, Any]) -> None:
             "name": REQUEST_ID_HEADER,
             "in": "header",
             "required": False,
-            "description": "Your id for this request (up to 128 of A-Z a-z 0-9 . _ : / + = -); one is made if absent. "
-            "Returned in the answer's X-Request-ID and logged by every component.",
-            "schema": {"type": "string", "pattern": _REQUEST_ID.pattern},
+            "description": "Your id for this request: up to 128 of A-Z a-z 0-9 . _ : / + = - (any other value is "
+            "replaced, and one is made if absent). Returned in the answer's X-Request-ID and logged by every "
+            "component.",
+            "schema": {"type": "string"},
         }
     ]
     if "seat_key" in route.request_class.DESCRIPTOR.fields_by_name:
