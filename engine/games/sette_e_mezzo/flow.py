@@ -10,7 +10,7 @@ from engine import chance
 from engine.cards import Card
 from engine.games.sette_e_mezzo.judge import DOUBLE, judge
 from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, VALUE, Scoring, is_reale, scoring
-from engine.games.sette_e_mezzo.rules import BankPasses, Reshuffle
+from engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
 from engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
 from engine.ledger import Transfer, settle
 from engine.table import Event, Outcome
@@ -19,6 +19,8 @@ from engine.visibility import NOBODY, PUBLIC, TableCard, only
 HOUSE_STANDS = 10
 """CASINO: the house draws below 5 and stands on 5 or more."""
 _IN = (Status.STOOD, Status.SETTE_E_MEZZO)
+_ONLY = tuple(only(s) for s in range(MAX_SEATS))
+"""One audience object per seat, built once (the hot path deals many face-down cards)."""
 
 
 class Hand:
@@ -53,7 +55,7 @@ class Hand:
         s = self.state
         chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
         new = SetteEMezzoState(
-            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq,
+            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq + 1,
             self.phase, self.bank, self.turn, tuple(self.hands), self.stock, self.discards, self.fresh,
             self.exhausted, self.matta_shown, self.hand_number, self.results, self.bank_points,
         )  # fmt: skip
@@ -78,7 +80,7 @@ class Hand:
 
     def give(self, seat: int, card: Card, hidden: bool, replace: bool = False) -> TableCard:
         """Put ``card`` in ``seat``'s hand (face down for him alone, or face up), or in place of his last card."""
-        tc = TableCard(card, only(seat) if hidden else PUBLIC)
+        tc = TableCard(card, _ONLY[seat] if hidden else PUBLIC)
         if not hidden and card == self.sc.matta:
             self.matta_shown = True
         h = self.hands[seat]
