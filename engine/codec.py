@@ -8,19 +8,25 @@ them back against the type hints; :func:`state_to_bytes` is the canonical byte f
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import operator
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from engine.cards import Card
 from engine.errors import Reason, Rejected
+from engine.visibility import PUBLIC, Audience, TableCard
 
 
 def to_data(value: Any) -> Any:
     """Plain data (dicts, lists, str, int, bool, None) for any engine value."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _encoder(type(value))(value)
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, Card):
@@ -33,19 +39,164 @@ def to_data(value: Any) -> Any:
         return [to_data(v) for v in value]
     if isinstance(value, frozenset):
         return sorted(to_data(v) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
 def from_data(kind: Any, data: Any, where: str = "value") -> Any:
     """Read ``data`` as a value of type ``kind``; raise :class:`Rejected` (INVALID_STATE) if it does not fit."""
     try:
+        return _decoder(kind)(data)
+    except Rejected:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError):
+        pass
+    try:  # the slow reader says where the data went wrong
         return _read(kind, data, where)
     except Rejected:
         raise
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise Rejected(Reason.INVALID_STATE, f"{where}: {exc}") from None
+
+
+# -- compiled codecs: one closure per type, built once from the type hints (the service's hot path) --------
+
+Codec = Callable[[Any], Any]
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+@cache
+def _encoder(kind: Any) -> Codec:
+    origin = typing.get_origin(kind)
+    if kind is Any:
+        return to_data
+    if kind in (int, str, bool):
+        return _identity
+    if kind is bytes:
+        return bytes.hex
+    if kind is Card:
+        return str
+    if kind is Audience:
+        return _audience_text
+    if kind is TableCard:
+        return _table_card_text
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return operator.attrgetter("value")
+    if origin in (types.UnionType, typing.Union):
+        inner = _encoder(_optional_inner(kind))
+        return lambda v: None if v is None else inner(v)
+    if origin is tuple:
+        args = typing.get_args(kind)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _encoder(args[0])
+            return list if item is _identity else lambda v: list(map(item, v))
+        items = [_encoder(a) for a in args]
+        return lambda v: [e(x) for e, x in zip(items, v, strict=True)]
+    if origin is frozenset:
+        item = _encoder(typing.get_args(kind)[0])
+        return lambda v: sorted(map(item, v))
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        env: dict[str, Any] = {}
+        parts = []
+        for i, (name, hint) in enumerate(_hints(kind).items()):
+            enc = env[f"e{i}"] = _encoder(hint)
+            parts.append(f"{name!r}: v.{name}" if enc is _identity else f"{name!r}: e{i}(v.{name})")
+        return _compile(f"def encode(v):\n    return {{{', '.join(parts)}}}", env)
+    raise TypeError(f"unsupported type {kind!r}")
+
+
+def _compile(source: str, env: dict[str, Any]) -> Codec:
+    """A function from generated source: one straight-line expression per dataclass, no loops over fields."""
+    exec(source, env)
+    return env.pop("encode" if "def encode" in source else "decode")  # type: ignore[no-any-return]
+
+
+@cache
+def _decoder(kind: Any) -> Codec:
+    """A fast reader that assumes well-formed data and raises plain exceptions otherwise."""
+    origin = typing.get_origin(kind)
+    if kind is Any:
+        return _identity
+    if kind in (int, str, bool):
+        return functools.partial(_exact, kind)
+    if kind is bytes:
+        return bytes.fromhex
+    if kind is Card:
+        return Card.parse
+    if kind is Audience:
+        return _read_audience
+    if kind is TableCard:
+        return _read_table_card
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return {m.value: m for m in kind}.__getitem__
+    if origin in (types.UnionType, typing.Union):
+        inner = _decoder(_optional_inner(kind))
+        return lambda d: None if d is None else inner(d)
+    if origin is tuple:
+        args = typing.get_args(kind)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _decoder(args[0])
+            return lambda d: tuple(map(item, _exact(list, d)))
+        items = [_decoder(a) for a in args]
+        return lambda d: tuple(e(x) for e, x in zip(items, _exact(list, d), strict=True))
+    if origin is frozenset:
+        item = _decoder(typing.get_args(kind)[0])
+        return lambda d: frozenset(map(item, _exact(list, d)))
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        hints = _hints(kind)
+        env = {"cls": kind, "dict": dict}
+        reads = []
+        for i, (name, hint) in enumerate(hints.items()):
+            env[f"d{i}"] = _decoder(hint)
+            reads.append(f"d{i}(d[{name!r}])")
+        return _compile(
+            f"def decode(d):\n"
+            f"    if type(d) is not dict or len(d) != {len(hints)}:\n"
+            f"        raise ValueError('missing or unknown fields')\n"
+            f"    return cls({', '.join(reads)})",
+            env,
+        )
+    raise TypeError(f"unsupported type {kind!r}")
+
+
+# Cards on the table are the bulk of a state: they travel as short strings, ``"3c@0"`` (seen by seat 0),
+# ``"4b@*"`` (everyone), ``"Rd@"`` (nobody), ``"?@1,2"`` (redacted, seen by seats 1 and 2).
+
+
+@lru_cache(maxsize=4096)
+def _audience_text(audience: Audience) -> str:
+    return "*" if audience.everyone else ",".join(map(str, sorted(audience.seats)))
+
+
+def _table_card_text(tc: TableCard) -> str:
+    return f"{tc.card or '?'}@{_audience_text(tc.seen_by)}"
+
+
+@lru_cache(maxsize=4096)
+def _read_audience(text: str) -> Audience:
+    if text == "*":
+        return PUBLIC
+    return Audience(seats=frozenset(int(s) for s in text.split(",")) if text else frozenset())
+
+
+def _read_table_card(text: str) -> TableCard:
+    card, at, audience = _exact(str, text).partition("@")
+    if not at:
+        raise ValueError(f"{text!r} is not a table card")
+    return TableCard(None if card == "?" else Card.parse(card), _read_audience(audience))
+
+
+def _exact(kind: type, data: Any) -> Any:
+    if type(data) is not kind:
+        raise TypeError(f"expected {kind.__name__}")
+    return data
+
+
+def _optional_inner(kind: Any) -> Any:
+    (inner,) = [o for o in typing.get_args(kind) if o is not type(None)]
+    return inner
 
 
 def _read(kind: Any, data: Any, where: str) -> Any:
@@ -81,6 +232,8 @@ def _read(kind: Any, data: Any, where: str) -> Any:
         return bytes.fromhex(_expect(data, str, where))
     if kind is Card:
         return Card.parse(_expect(data, str, where))
+    if kind is Audience or kind is TableCard:
+        return _decoder(kind)(_expect(data, str, where))
     if isinstance(kind, type) and issubclass(kind, Enum):
         return kind(data)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
@@ -101,13 +254,14 @@ def _expect(data: Any, kind: type, where: str) -> Any:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in typing.get_type_hints(cls).items() if k in names}
+    """The fields' types, in declaration order (the order of the encoded keys and of the constructor)."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
 
 
 def to_json(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no spaces."""
-    return json.dumps(to_data(value), sort_keys=True, separators=(",", ":")).encode()
+    """Canonical JSON bytes: fields in declaration order, no spaces."""
+    return json.dumps(to_data(value), separators=(",", ":")).encode()
 
 
 def from_json(kind: Any, raw: bytes, where: str = "value") -> Any:
