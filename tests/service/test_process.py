@@ -52,6 +52,7 @@ def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
         "MAZZIERE_SEAL_KEYS": KEYS,
         "MAZZIERE_SERVER_KIND": kind,
         "MAZZIERE_DRAIN_SECONDS": "1.5",
+        "MAZZIERE_REST_PORT": "0",  # the REST gateway has tests of its own
     }
     proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
