@@ -19,7 +19,7 @@ Card.parse('Rd')
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from engine.errors import Reason, Rejected
@@ -42,6 +42,8 @@ class Suit(Enum):
         return self.value.islower()
 
 
+_SUIT_INDEX = {suit: i for i, suit in enumerate(Suit)}
+
 ITALIAN_SUITS = (Suit.DENARI, Suit.COPPE, Suit.SPADE, Suit.BASTONI)
 FRENCH_SUITS = (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
 
@@ -50,12 +52,38 @@ _ITALIAN_RANKS = "A234567FCR"
 _FRENCH_RANKS = "A23456789TJQK"
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
-    """One playing card. Build cards with :meth:`parse`; compare them by value."""
+    """One playing card. Build cards with :meth:`parse`; compare them by value.
+
+    Cards are dictionary keys on every hot path, so equality, hashing and order use one small integer
+    computed once (rank-major: cards order by rank, then by suit).
+    """
 
     rank: int
     suit: Suit
+    _key: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_key", self.rank * 8 + _SUIT_INDEX[self.suit])
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Card and self._key == other._key)
+
+    def __hash__(self) -> int:
+        return self._key
+
+    def __lt__(self, other: Card) -> bool:
+        return self._key < other._key
+
+    def __le__(self, other: Card) -> bool:
+        return self._key <= other._key
+
+    def __gt__(self, other: Card) -> bool:
+        return self._key > other._key
+
+    def __ge__(self, other: Card) -> bool:
+        return self._key >= other._key
 
     @property
     def is_figure(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar
 
 from engine import chance
@@ -79,8 +80,8 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             return _decide(state, seat)
         if phase is Phase.STAKE:
             rules = state.rules
-            stake = LegalAction(STAKE, rules.min_stake, min(rules.max_stake, state.chips[seat]))
-            return (stake, _BURN) if _can_burn(state, state.hands[seat]) else (stake,)
+            high = min(rules.max_stake, state.chips[seat])
+            return _stakes(rules.min_stake, high, _can_burn(state, state.hands[seat]))
         if phase is Phase.WAIT_DEAL:
             return _DEAL
         if phase is Phase.BANK:
@@ -154,16 +155,27 @@ def _decide(state: SetteEMezzoState, seat: int) -> tuple[LegalAction, ...]:
     rules, h = state.rules, state.hands[seat]
     can = bool(state.stock or state.discards)
     top = min(rules.max_stake, state.chips[seat]) - h.stake if rules.raise_on_decision else 0
-    out = []
-    if can:
-        out.append(LegalAction(HIT, 0, top))
-        if rules.hidden_card_choice:
-            out.append(LegalAction(HIT_HIDDEN, 0, top))
-    if not (can and rules.forced_draws and _must_draw(state, h)):
+    must_draw = can and rules.forced_draws and _must_draw(state, h)
+    return _decisions(can, can and rules.hidden_card_choice, not must_draw, _can_burn(state, h), top)
+
+
+@lru_cache(maxsize=4096)
+def _decisions(hit: bool, hit_hidden: bool, stand: bool, burn: bool, top: int) -> tuple[LegalAction, ...]:
+    """The legal entries of a decision, built once per shape (the hot path allocates none)."""
+    out = [LegalAction(HIT, 0, top)] if hit else []
+    if hit_hidden:
+        out.append(LegalAction(HIT_HIDDEN, 0, top))
+    if stand:
         out.append(LegalAction(STAND, 0, top))
-    if _can_burn(state, h):
+    if burn:
         out.append(_BURN)
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _stakes(low: int, high: int, burn: bool) -> tuple[LegalAction, ...]:
+    stake = LegalAction(STAKE, low, high)
+    return (stake, _BURN) if burn else (stake,)
 
 
 def _must_draw(state: SetteEMezzoState, h: SeatHand) -> bool:
