@@ -1,7 +1,7 @@
 """The REST gateway: every RPC of TableService as a JSON endpoint under ``/v1/``, plus health and metrics.
 
 Bodies are the canonical protobuf JSON of the RPC's own request and response messages, so REST and gRPC
-cannot drift; the gateway holds no rules and no second data model. See docs/gateway.md.
+cannot drift; the gateway holds no rules and no second data model. See the README's "The REST gateway".
 """
 
 from __future__ import annotations

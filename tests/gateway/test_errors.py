@@ -160,3 +160,26 @@ def test_split_mode_gives_the_same_errors(split: Gateway) -> None:
     resp = api.http.post("/v1/tables:act", json=body, headers={"X-Seat-Key": table.keys[0]})
     assert error(resp) == (409, "ABORTED", "STALE_SEQUENCE")
     assert error(api.http.post("/v1/tables", content=b'{"x":1}')) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
+
+
+def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
+    """The gateway's deadline reaches the handler, which refuses work whose caller stopped waiting."""
+    import asyncio
+
+    import httpx
+
+    from services.gateway.app import create_app
+    from services.gateway.backend import InProcessBackend
+
+    async def ready() -> bool:
+        return True
+
+    backend = InProcessBackend(gateway.app, timeout=-1.0, ready=ready)
+    transport = httpx.ASGITransport(app=create_app(backend, BASE))
+
+    async def call() -> httpx.Response:
+        async with httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
+            return await client.get("/v1/games")
+
+    resp = asyncio.run(call())
+    assert (resp.status_code, resp.json()["error"]["status"]) == (504, "DEADLINE_EXCEEDED")
