@@ -31,7 +31,7 @@ from services.server import SERVICE_NAME, AioServer, App, ThreadServer
 class RestServer(uvicorn.Server):
     """uvicorn on a socket we bound, with signals left to us (we stop gRPC and REST together)."""
 
-    def __init__(self, app: FastAPI, sock: socket.socket) -> None:
+    def __init__(self, app: FastAPI, sock: socket.socket, *, grace_seconds: float | None = None) -> None:
         super().__init__(
             uvicorn.Config(
                 app,
@@ -39,7 +39,7 @@ class RestServer(uvicorn.Server):
                 access_log=False,
                 lifespan="off",
                 http="httptools",
-                timeout_graceful_shutdown=None,
+                timeout_graceful_shutdown=int(grace_seconds) if grace_seconds else None,
                 server_header=False,
             )
         )
@@ -137,7 +137,9 @@ async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> Non
         server = thread
         log.info("serving", port=port, kind="thread", metrics_port=config.metrics_port)
     backend = embedded_backend(app, config, server, port)
-    rest = RestServer(create_app(backend, config, registry=app.metrics.registry), sock)
+    rest = RestServer(
+        create_app(backend, config, registry=app.metrics.registry), sock, grace_seconds=config.grace_seconds
+    )
     rest_task = asyncio.create_task(rest.run_on_socket())
     log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
@@ -187,7 +189,7 @@ async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> Non
             methods=channel_methods(),
         )
     )
-    rest = RestServer(create_app(backend, config), sock)
+    rest = RestServer(create_app(backend, config), sock, grace_seconds=config.grace_seconds)
     rest_task = asyncio.create_task(rest.run_on_socket())
     get_logger().info("rest_serving", port=sock.getsockname()[1], target=target, gateway="split")
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
