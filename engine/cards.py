@@ -63,9 +63,12 @@ class Card:
     rank: int
     suit: Suit
     _key: int = field(init=False, repr=False)
+    _text: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_key", self.rank * 8 + _SUIT_INDEX[self.suit])
+        ranks = _ITALIAN_RANKS if self.suit.is_italian else _FRENCH_RANKS
+        object.__setattr__(self, "_text", ranks[self.rank - 1] + self.suit.value)
 
     def __eq__(self, other: object) -> bool:
         return self is other or (type(other) is Card and self._key == other._key)
@@ -99,8 +102,7 @@ class Card:
         return card
 
     def __str__(self) -> str:
-        ranks = _ITALIAN_RANKS if self.suit.is_italian else _FRENCH_RANKS
-        return ranks[self.rank - 1] + self.suit.value
+        return self._text
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

@@ -146,15 +146,22 @@ def _decoder(kind: Any) -> Codec:
         return lambda d: frozenset(map(item, _exact(list, d)))
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         hints = _hints(kind)
-        env = {"cls": kind, "dict": dict}
+        env: dict[str, Any] = {"cls": kind, "dict": dict, "known": frozenset(hints)}
         reads = []
-        for i, (name, hint) in enumerate(hints.items()):
-            env[f"d{i}"] = _decoder(hint)
-            reads.append(f"d{i}(d[{name!r}])")
+        for i, f in enumerate(f for f in dataclasses.fields(kind) if f.init):
+            env[f"d{i}"] = _decoder(hints[f.name])
+            read = f"d{i}(d[{f.name!r}])"
+            if f.default is not dataclasses.MISSING:  # absent fields take their defaults
+                env[f"v{i}"] = f.default
+                read = f"({read} if {f.name!r} in d else v{i})"
+            elif f.default_factory is not dataclasses.MISSING:
+                env[f"v{i}"] = f.default_factory
+                read = f"({read} if {f.name!r} in d else v{i}())"
+            reads.append(read)
         return _compile(
-            f"def decode(d):\n"
-            f"    if type(d) is not dict or len(d) != {len(hints)}:\n"
-            f"        raise ValueError('missing or unknown fields')\n"
+            "def decode(d):\n"
+            "    if type(d) is not dict or not d.keys() <= known:\n"
+            "        raise ValueError('unknown fields')\n"
             f"    return cls({', '.join(reads)})",
             env,
         )
@@ -256,7 +263,7 @@ def _expect(data: Any, kind: type, where: str) -> Any:
 def _hints(cls: type) -> dict[str, Any]:
     """The fields' types, in declaration order (the order of the encoded keys and of the constructor)."""
     hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
 
 
 def to_json(value: Any) -> bytes:

@@ -33,17 +33,26 @@ Converter = Callable[[Any], Any]
 
 def to_proto(value: Any, cls: type[M]) -> M:
     """The message ``cls`` holding the dataclass ``value``."""
-    plan = _plan(type(value), cls.DESCRIPTOR)  # type: ignore[arg-type]
-    kwargs = {}
-    for name, convert, repeated in plan:
-        item = getattr(value, name)
-        if item is None:
-            continue
+    kind: Any = type(value)
+    message: Any = cls
+    return _compiled(kind, message)(value)  # type: ignore[no-any-return]
+
+
+@cache
+def _compiled(kind: Any, cls: Any) -> Converter:
+    """One generated function per (dataclass, message) pair: straight-line code, no loop over fields."""
+    env: dict[str, Any] = {"cls": cls, "frozenset": frozenset, "sorted": sorted}
+    lines = ["def convert(v):", "    kw = {}"]
+    for i, (name, convert, repeated) in enumerate(_plan(kind, cls.DESCRIPTOR)):
+        env[f"c{i}"] = convert
+        lines.append(f"    x = v.{name}")
         if repeated:
-            kwargs[name] = [convert(x) for x in (sorted(item) if isinstance(item, frozenset) else item)]
+            lines.append(f"    if x: kw[{name!r}] = [c{i}(y) for y in (sorted(x) if type(x) is frozenset else x)]")
         else:
-            kwargs[name] = convert(item)
-    return cls(**kwargs)
+            lines.append(f"    if x is not None: kw[{name!r}] = {'x' if convert is _same else f'c{i}(x)'}")
+    lines.append("    return cls(**kw)")
+    exec("\n".join(lines), env)
+    return env["convert"]  # type: ignore[no-any-return]
 
 
 def to_plain(msg: Message, *, presence_only: bool = False) -> dict[str, Any]:
@@ -118,7 +127,8 @@ def _converter(fd: Any) -> Converter:
         if _is_list_wrapper(desc):
             inner = _converter(desc.fields[0])
             return lambda item: cls(values=[inner(x) for x in (sorted(item) if isinstance(item, frozenset) else item)])
-        return lambda item: to_proto(item, cls)
+        message: Any = cls
+        return lambda item: to_proto(item, message)
     if fd.type == FieldDescriptor.TYPE_ENUM:
         numbers = {name: number for number, name in _enum_names(fd.enum_type).items()}
         return lambda item: numbers[_text(item)]
