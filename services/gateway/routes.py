@@ -72,11 +72,11 @@ ROUTES = [
         "Play one action (the acting seat's key in X-Seat-Key or seatKey)",
         {
             "stake": {
-                "summary": "Seat 1 stakes 10 on the state of sequence 0",
+                "summary": "Seat 1 stakes 10 on the state of sequence 1 (after the bank's DEAL)",
                 "value": {
                     "tableId": "t_0123456789abcdef01234567",
                     "state": _TOKEN,
-                    "expectedSeq": "0",
+                    "expectedSeq": "1",
                     "action": {"seat": 1, "kind": "STAKE", "amount": "10"},
                 },
             }
