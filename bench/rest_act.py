@@ -13,6 +13,9 @@ benchmark-only route, ``POST /bench/echo``, that returns the request body. wrk, 
 replays the same move on the same sealed state), then an echo of a body of the same size, alternating for
 ``--rounds`` rounds. Server CPU per request comes from the process's user+system time in /proc. Every answer
 must be a 200. It prints the median of the rounds and the ratios.
+
+``--backends`` also times the two backends alone, without HTTP (``InProcessBackend.call`` against
+``ChannelBackend.call`` to a thread-pool server in the same process, one call in flight, pinned to CPU 0).
 """
 
 from __future__ import annotations
@@ -197,6 +200,54 @@ def bench(embedded: str, rounds: int, seconds: int, connections: int, log_calls:
     }
 
 
+def _backends(rounds: int, calls: int) -> None:
+    import asyncio
+
+    from services.gateway.backend import ChannelBackend, InProcessBackend
+    from services.gateway.config import GatewayConfig
+    from services.gateway.run import channel_methods
+    from services.gen.mazziere.v1 import service_pb2 as svc
+    from services.gen.mazziere.v1 import table_pb2 as pb
+    from services.server import App, ThreadServer
+    from services.servicer import Call
+
+    os.sched_setaffinity(0, {0})
+    keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"
+    config = replace(GatewayConfig.load({}), host="127.0.0.1", port=0, metrics_port=0, log_calls=False, seal_keys=keys)
+    app = App(config)
+    server = ThreadServer(app)
+    port = server.start()
+    seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(SEATS)]
+    created = app.core.create_table(svc.CreateTableRequest(game=GAME, seed=b"bench", seats=seats), Call())
+    seat = created.to_act[0]
+    key = next(k.key for k in created.seat_keys if k.seat == seat)
+    request = svc.ActRequest(
+        table_id=created.table_id, state=created.state, action=pb.Action(seat=seat, kind="DEAL"), seat_key=key
+    )
+
+    async def ready() -> bool:
+        return True
+
+    async def cost(backend: Any) -> float:
+        for _ in range(100):
+            await backend.call("Act", request, "bench")
+        start = time.process_time()
+        for _ in range(calls):
+            await backend.call("Act", request, "bench")
+        return (time.process_time() - start) / calls * 1e6
+
+    async def run() -> None:
+        inprocess = InProcessBackend(app, timeout=10, ready=ready)
+        channel = ChannelBackend(f"127.0.0.1:{port}", timeout=10, max_message_bytes=1 << 20, methods=channel_methods())
+        for _ in range(rounds):
+            a, b = await cost(inprocess), await cost(channel)
+            print(f"backend alone: inprocess {a:.0f} µs CPU/call, channel {b:.0f} µs CPU/call")
+        await channel.close()
+
+    asyncio.run(run())
+    server.server.stop(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--embedded", action="append", choices=["inprocess", "channel"], help="default: both")
@@ -204,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=32, help="requests in flight (one per connection)")
     parser.add_argument("--log-calls", action="store_true", help="log one JSON line per request (to /dev/null)")
+    parser.add_argument("--backends", action="store_true", help="also time the two backends alone, without HTTP")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--keys", help=argparse.SUPPRESS)
@@ -225,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
         )
     print("ratio columns: act/echo requests per second, and echo/act server CPU per request (medians of the rounds)")
+    if args.backends:
+        _backends(args.rounds, 1500)
     return 0
 
 
