@@ -106,6 +106,7 @@ def main() -> None:
     rates = best_rates(players)
     base = rates["rlcard blackjack"][0]
     print(f"{'player':36} {'actions/s':>12} {'hands/s':>10} {'games/s':>9} {'x rlcard':>9}")
+    print("(hands/s counts deals for trentuno; games/s counts whole games played to the end)")
     for name, (actions, hands, games) in rates.items():
         print(f"{name:36} {actions:12,.0f} {hands:10,.0f} {games:9,.1f} {actions / base:9.2f}")
     print("goal: sette e mezzo actions/s >= 5.00 x rlcard blackjack")
