@@ -43,14 +43,14 @@ COMPONENTS = ("split-gateway", "servicemonitor", "rest-probes")
 
 
 def kustomize_command() -> list[str]:
-    """The renderer: $KUSTOMIZE, the one ``make test`` builds beside this Python, or one on PATH."""
+    """``kustomize build``: $KUSTOMIZE, the one ``make test`` builds beside this Python, or one on PATH."""
     if os.environ.get("KUSTOMIZE"):
-        return [os.environ["KUSTOMIZE"]]
+        return [os.environ["KUSTOMIZE"], "build"]
     beside = Path(sys.executable).parent / "kustomize"
     if beside.exists():
-        return [str(beside)]
+        return [str(beside), "build"]
     if found := shutil.which("kustomize"):
-        return [found]
+        return [found, "build"]
     if found := shutil.which("kubectl"):
         return [found, "kustomize"]
     pytest.fail(
@@ -62,7 +62,7 @@ def kustomize_command() -> list[str]:
 
 def render(directory: Path) -> tuple[dict[str, Any], ...]:
     """``kustomize build directory``, parsed."""
-    done = subprocess.run([*kustomize_command(), "build", str(directory)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([*kustomize_command(), str(directory)], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         pytest.fail(f"kustomize build {directory} failed:\n{done.stderr}", pytrace=False)
     return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)
