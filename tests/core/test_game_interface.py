@@ -147,3 +147,14 @@ def test_conformance_harness_passes_on_the_toy_game(seats):
 
     actions = check_random_play("toy", seats, seed=seats)
     assert len(actions) == seats
+
+
+def test_apply_numbers_a_copy_when_a_game_returns_the_state_it_was_given():
+    class Idle(Toy):
+        def play(self, state, action):
+            return engine.Outcome(state)
+
+    state = table()
+    out = Idle().apply(state, Action(0, "BET", 1))
+    assert (state.seq, out.state.seq) == (0, 1)
+    assert out.state is not state
