@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint clients bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,28 @@ $(KUSTOMIZE): | $(BIN)/.installed
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	touch $@
 
+# The generated clients (clients/README.md), not kept in git: TypeScript (npm ci, buf generate with the pinned
+# protoc-gen-es, tsc) and Go (buf generate with protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod).
+TS_CLIENT := clients/typescript
+GO_CLIENT := clients/go
+
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TS_CLIENT)/dist/.built: $(TS_CLIENT)/node_modules/.installed $(TS_CLIENT)/buf.gen.yaml $(TS_CLIENT)/tsconfig.json \
+		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(TS_CLIENT)/*.ts $(TS_CLIENT)/test/*.ts)
+	cd $(TS_CLIENT) && npm run --silent generate && npm run --silent build
+	touch $@
+
+$(GO_CLIENT)/gen/.generated: $(BUF) $(GO_CLIENT)/go.mod $(GO_CLIENT)/buf.gen.yaml $(wildcard protos/mazziere/v1/*.proto)
+	@command -v go > /dev/null || { echo "make: Go is needed to generate the Go client"; exit 1; }
+	cd $(GO_CLIENT) && GOBIN=$(CURDIR)/$(GO_CLIENT)/.bin GOTOOLCHAIN=local go install tool
+	cd $(GO_CLIENT) && $(CURDIR)/$(BUF) generate
+	touch $@
+
+clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/gen/.generated
+
 setup: $(BIN)/.installed $(GEN)
 
 run: setup
@@ -47,7 +69,7 @@ lint: setup $(BUF)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint $(KUSTOMIZE)
+test: lint $(KUSTOMIZE) clients
 	$(BIN)/pytest
 
 bench: setup
@@ -56,3 +78,4 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/gen $(GO_CLIENT)/.bin
