@@ -69,6 +69,21 @@ def test_sm19_s002_matta_figure_loses_only_to_seven_figure():
     assert run.chips == (100 - 10 + 1, 110, 99) and run.state.bank == 1
 
 
+def test_sm19_s002_matta_figure_loses_to_a_bank_seven_figure_reale_single():
+    run = table("Rd 6c 7s Fc Cb").do("1 STAKE 5", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT")
+    assert [(r.seat, r.amount, r.reale) for r in run.state.results] == [(1, -5, True), (2, -2, False)]
+    assert run.chips == (107, 95, 98) and run.state.bank == 0
+
+
+def test_sm19_s002_ace_and_matta_is_not_the_matta_figure_exception():
+    """With ace_half_first an ace (½) and the matta (7) make a reale, but not of matta + figure: a bank 7½ of
+    three cards beats it, single."""
+    run = table("Ad 6c 3s Rd 4b Cc", ace_half_first=True)
+    run.do("1 STAKE 5", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT", "0 HIT")
+    assert [(r.seat, r.amount, r.reale) for r in run.state.results] == [(1, -5, True), (2, -1, False)]
+    assert run.chips == (106, 95, 99) and run.state.bank == 0
+
+
 def test_sm19_s002_bank_illegittimo_beats_a_seven_figure_reale():
     run = play(SEVEN_FIGURE_VS_ILLEGITTIMO)
     assert run.chips == (106, 95, 99) and run.state.bank == 0

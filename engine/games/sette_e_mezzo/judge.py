@@ -94,5 +94,5 @@ def _reale_pay(rules: SetteEMezzoRules, sc: Scoring, player: tuple[Card, ...]) -
 
 
 def _matta_figure(sc: Scoring, player: tuple[Card, ...]) -> bool:
-    """SM-19 S002: a reale of the matta and a card worth ½ (a figure; not a seven)."""
-    return len(player) == 2 and sc.matta in player and any(c != sc.matta and c.rank != 7 for c in player)
+    """SM-19 S002: a reale of the matta and a figure (not a seven, and not an ace counted ½)."""
+    return len(player) == 2 and sc.matta in player and any(c != sc.matta and c.is_figure for c in player)
