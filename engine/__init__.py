@@ -48,6 +48,11 @@ __all__ = [
 ]
 
 
+MAX_CHIPS = 10**12
+"""The most chips a seat may bring: every later amount (doubles, triples, pots) stays far inside 64 bits."""
+MAX_NAME = 100
+
+
 def new_table(
     game_id: str,
     seats: Sequence[Seat],
@@ -68,8 +73,12 @@ def new_table(
     if not seed:
         raise Rejected(Reason.INVALID_SEED, "a table needs a non-empty seed")
     for i, seat in enumerate(seats):
-        if not isinstance(seat.chips, int) or seat.chips < 0:
-            raise Rejected(Reason.INVALID_SEATS, f"seat {i} ({seat.name!r}) has {seat.chips} chips; need 0 or more")
+        if not isinstance(seat.name, str) or len(seat.name) > MAX_NAME:
+            raise Rejected(Reason.INVALID_SEATS, f"seat {i}'s name must be text of at most {MAX_NAME} characters")
+        if not isinstance(seat.chips, int) or not 0 <= seat.chips <= MAX_CHIPS:
+            raise Rejected(
+                Reason.INVALID_SEATS, f"seat {i} ({seat.name!r}) has {seat.chips} chips; need 0 to {MAX_CHIPS}"
+            )
     return game.start(rules, tuple(seats), seed, table_id)
 
 
@@ -109,8 +118,12 @@ def state_from_bytes(raw: bytes) -> TableState:
         game_id = data["game"]
     except (ValueError, UnicodeDecodeError, TypeError, KeyError):
         raise Rejected(Reason.INVALID_STATE, "not a Mazziere table state") from None
+    if not isinstance(game_id, str):
+        raise Rejected(Reason.INVALID_STATE, "not a Mazziere table state: 'game' is not a game id")
     game = get_game(game_id)
     state: TableState = codec.from_data(game.state_type, data, "state")
+    if not 0 < len(state.names) == len(state.chips) or min(state.seq, state.draws) < 0:
+        raise Rejected(Reason.INVALID_STATE, "the state's seats, chips or counters do not fit together")
     current = game.presets[game.default_preset].rules_version
     if state.rules.rules_version != current:
         raise Rejected(

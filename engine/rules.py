@@ -31,6 +31,9 @@ class RuleProfile(Protocol):
 
 P = TypeVar("P", bound=RuleProfile)
 
+MAX_OPTION = 10**9
+"""No number in a rule profile is larger: amounts derived from it stay far inside 64 bits."""
+
 
 def option(default: Any, doc: str) -> Any:
     """A profile field with its default and a one-line doc (shown by ListGames)."""
@@ -80,6 +83,8 @@ def with_options(profile: P, overrides: Mapping[str, Any]) -> P:
             changes[name] = codec.from_data(hints[name], value, name)
         except Rejected as exc:
             raise Rejected(Reason.INVALID_OPTION, exc.message) from None
+        if isinstance(changes[name], int) and not -MAX_OPTION <= changes[name] <= MAX_OPTION:
+            raise Rejected(Reason.INVALID_OPTION, f"{name} must lie within ±{MAX_OPTION:,}")
     result: P = dataclasses.replace(profile, **changes)  # type: ignore[type-var]
     result.validate()
     return result

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             serve_split(config, args.target or config.gateway_target)
         else:
             serve_embedded(config)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OverflowError, OSError, RuntimeError) as exc:  # bad address, port in use, bind refused
         get_logger().error("startup_failed", error=str(exc))
         return 1
     return 0

@@ -89,7 +89,8 @@ def _plain_value(fd: Any, value: Any) -> Any:
     if fd.type == FieldDescriptor.TYPE_ENUM:
         if value == 0:
             return _ABSENT
-        return _enum_names(fd.enum_type)[value]
+        # proto3 enums are open: an unknown number reaches the engine as is, which refuses it with a typed error
+        return _enum_names(fd.enum_type).get(value, value)
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
         desc = fd.message_type
         if _is_list_wrapper(desc):

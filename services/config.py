@@ -78,6 +78,9 @@ class Config:
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.workers < 1 or self.max_message_bytes < 1024:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
+        for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
+            if not 0 <= port <= 65535:
+                raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
 
     @property
     def address(self) -> str:

@@ -43,17 +43,27 @@ _CODES = {
 }
 
 
+MAX_MESSAGE = 1000
+MAX_METADATA_VALUE = 200
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class ServiceError(Exception):
     """A refusal on its way to the caller."""
 
     def __init__(
         self, code: grpc.StatusCode, reason: str, message: str, metadata: Mapping[str, str] | None = None
     ) -> None:
+        # Messages may quote the caller's input; bounded, so a refusal always fits in the status trailers.
+        message = _bounded(message, MAX_MESSAGE)
         super().__init__(f"{reason}: {message}")
         self.code = code
         self.reason = reason
         self.message = message
-        self.metadata = dict(metadata or {})
+        self.metadata = {k: _bounded(v, MAX_METADATA_VALUE) for k, v in (metadata or {}).items()}
 
     @classmethod
     def of(cls, reason: ServiceReason, message: str, **metadata: str) -> ServiceError:

@@ -123,7 +123,8 @@ class Keyring:
         kid, _, mac = key.partition(".")
         if kid not in self._seat or not mac:
             return False
-        return hmac.compare_digest(mac, self._mac(kid, table_id, seat))
+        # Bytes, not str: compare_digest refuses non-ASCII strings, and a caller may send any text.
+        return hmac.compare_digest(mac.encode(), self._mac(kid, table_id, seat).encode())
 
     def _mac(self, kid: str, table_id: str, seat: int) -> str:
         digest = hmac.new(self._seat[kid], f"{table_id}\x00{seat}".encode(), hashlib.sha256).digest()

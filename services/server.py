@@ -22,6 +22,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from engine.errors import Reason, Rejected
 from services.config import Config
 from services.errors import ServiceError
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -86,10 +87,18 @@ class Observer:
             code, reason = exc.code, exc.reason
             status = rpc_status.to_status(exc.status())
             self.metrics.rejections.labels(call.game, reason).inc()
-        except Exception:
-            code = grpc.StatusCode.INTERNAL
-            self.log.exception("call_failed", method=method.name, game=call.game, request_id=request_id)
-            status = _Status(code, "internal error", ())
+        except Exception as exc:
+            if call.plain_state:  # a trusted caller's plain state that does not hold together
+                error = ServiceError.from_rejected(
+                    Rejected(Reason.INVALID_STATE, f"the plain state is inconsistent ({type(exc).__name__}: {exc})")
+                )
+                code, reason = error.code, error.reason
+                status = rpc_status.to_status(error.status())
+                self.metrics.rejections.labels(call.game, reason).inc()
+            else:
+                code = grpc.StatusCode.INTERNAL
+                self.log.exception("call_failed", method=method.name, game=call.game, request_id=request_id)
+                status = _Status(code, "internal error", ())
         elapsed = time.perf_counter() - start
         self.metrics.handled.labels(*labels, code.name).inc()
         self.metrics.handling.labels(*labels).observe(elapsed)

@@ -42,6 +42,8 @@ class Call:
     game: str = ""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
+    plain_state: bool = False
+    """The call works on a plain state from a trusted caller: if the engine trips on it, the state is at fault."""
 
 
 def served_games() -> list[str]:
@@ -99,7 +101,7 @@ class TableCore:
         )
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
-        state = self._open(request.state, request.table_id)
+        state = self._open(request.state, request.table_id, call)
         call.game = state.game
         if not request.HasField("action"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request has no action")
@@ -130,7 +132,7 @@ class TableCore:
         )
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
-        state = self._open(request.state, request.table_id)
+        state = self._open(request.state, request.table_id, call)
         call.game = state.game
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
@@ -200,7 +202,7 @@ class TableCore:
                     self._recent.popitem(last=False)
         return token
 
-    def _open(self, raw: bytes, table_id: str) -> Any:
+    def _open(self, raw: bytes, table_id: str, call: Call) -> Any:
         if not table_id:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request names no table_id")
         if not raw:
@@ -209,6 +211,7 @@ class TableCore:
             if not self.trusted_mode:
                 raise ServiceError.of(ServiceReason.PLAIN_STATE_REFUSED, "this server accepts only sealed state tokens")
             state = _engine(lambda: engine.state_from_bytes(raw))
+            call.plain_state = True
         elif (known := self._recent.get(raw)) is not None:
             state = known
         else:

@@ -18,6 +18,7 @@ from fastapi.openapi.utils import get_openapi
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway import protojson
@@ -104,6 +105,10 @@ def _endpoint(route: Route, backend: Backend, max_body: int) -> Callable[[Reques
 
     endpoint.__name__ = rpc
     return endpoint
+
+
+CLIENT_CLOSED = 499
+"""The status counted and logged for a caller that left before sending its whole body (nginx's convention)."""
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -231,6 +236,8 @@ class Observe:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:  # the caller left mid-body: nobody to answer, and not our failure
+            status = CLIENT_CLOSED
         except Exception:
             self.log.exception("http_failed", path=scope.get("path"), request_id=request_id)
             if started:

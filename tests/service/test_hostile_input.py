@@ -1,0 +1,98 @@
+"""Hostile but well-formed requests: every one gets a typed refusal, never INTERNAL."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+
+from services.errors import MAX_MESSAGE
+from services.gen.mazziere.v1 import service_pb2 as svc
+from services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
+from services.gen.mazziere.v1 import table_pb2 as pb
+from tests.service.conftest import Running
+from tests.service.helpers import Client, error_info
+from tests.service.test_errors import act_request, first_move, refused, still_playable
+
+Code = grpc.StatusCode
+
+
+def seats(n: int = 3, chips: int = 100) -> list[pb.Seat]:
+    return [pb.Seat(name=f"p{i}", chips=chips) for i in range(n)]
+
+
+def test_a_seat_key_with_non_ascii_text_is_simply_wrong(client: Client) -> None:
+    table = client.create("sette_e_mezzo", seed=b"keys")
+    move = first_move(client, table)
+    kid = table.keys[move.seat].split(".")[0]
+    for key in (f"{kid}.é", "é.x", f"{kid}.ÿÿÿ"):
+        refused(lambda k=key: client.stub.Act(act_request(table, move, seat_key=k)), Code.PERMISSION_DENIED,
+                "SEAT_KEY_INVALID")  # fmt: skip
+        refused(
+            lambda k=key: client.stub.GetView(
+                svc.GetViewRequest(table_id=table.table_id, state=table.state, seat=move.seat, seat_key=k)
+            ),
+            Code.PERMISSION_DENIED,
+            "SEAT_KEY_INVALID",
+        )
+    still_playable(client, table)
+
+
+def test_an_enum_option_with_an_unknown_number_is_an_invalid_option(client: Client) -> None:
+    for number in (99, -5):
+        rules = pb.Rules(sette_e_mezzo=sm.SetteEMezzoRules(pack=number))  # type: ignore[arg-type]
+        request = svc.CreateTableRequest(game="sette_e_mezzo", seats=seats(), options=rules)
+        refused(lambda r=request: client.stub.CreateTable(r), Code.INVALID_ARGUMENT, "INVALID_OPTION")
+
+
+def test_amounts_that_could_overflow_are_refused_at_the_door(client: Client) -> None:
+    huge = svc.CreateTableRequest(game="sette_e_mezzo", seats=seats(2, 2**63 - 1))
+    refused(lambda: client.stub.CreateTable(huge), Code.INVALID_ARGUMENT, "INVALID_SEATS")
+    rules = pb.Rules(sette_e_mezzo=sm.SetteEMezzoRules(max_stake=2**62))
+    big_option = svc.CreateTableRequest(game="sette_e_mezzo", seats=seats(), options=rules)
+    refused(lambda: client.stub.CreateTable(big_option), Code.INVALID_ARGUMENT, "INVALID_OPTION")
+    long_name = svc.CreateTableRequest(game="sette_e_mezzo", seats=[pb.Seat(name="x" * 5000, chips=5)] * 2)
+    refused(lambda: client.stub.CreateTable(long_name), Code.INVALID_ARGUMENT, "INVALID_SEATS")
+
+
+def test_echoed_input_is_bounded_so_the_refusal_stays_typed(client: Client) -> None:
+    exc = refused(
+        lambda: client.stub.CreateTable(svc.CreateTableRequest(game="x" * 20_000, seats=seats())),
+        Code.INVALID_ARGUMENT,
+        "UNKNOWN_GAME",
+    )
+    assert len(exc.details()) <= MAX_MESSAGE  # type: ignore[attr-defined]
+    table = client.create("sette_e_mezzo", seed=b"long")
+    move = first_move(client, table)
+    move.kind = "K" * 20_000
+    refused(lambda: client.stub.Act(act_request(table, move)), Code.FAILED_PRECONDITION, "ILLEGAL_ACTION")
+
+
+def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(trusted: Running) -> None:
+    stub = trusted.stub
+    created = stub.CreateTable(svc.CreateTableRequest(game="sette_e_mezzo", seats=seats()))
+    good = json.loads(created.state)
+    hands = good["hands"]
+    broken = {
+        b'{"game": []}': "INVALID_STATE",
+        b'{"game": {}}': "INVALID_STATE",
+        json.dumps({**good, "names": []}).encode(): "INVALID_STATE",
+        json.dumps({**good, "seq": -1}).encode(): "INVALID_STATE",
+        json.dumps({**good, "chips": [2**63, 100, 100]}).encode(): None,
+        json.dumps({**good, "turn": 40, "bank": 40}).encode(): None,
+        json.dumps({**good, "hands": hands[:1]}).encode(): None,
+    }
+    for raw, reason in broken.items():
+        calls = [
+            lambda r=raw: stub.GetView(svc.GetViewRequest(table_id=created.table_id, state=r, seat=0)),
+            lambda r=raw: stub.Act(
+                svc.ActRequest(table_id=created.table_id, state=r, action=pb.Action(seat=0, kind="DEAL"))
+            ),
+        ]
+        for call in calls:
+            try:
+                call()
+            except grpc.RpcError as exc:
+                assert exc.code() in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION), exc.details()  # type: ignore[attr-defined]
+                info = error_info(exc)
+                assert info is not None and (reason is None or info.reason == reason), (raw[:60], info)
