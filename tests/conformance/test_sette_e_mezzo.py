@@ -65,3 +65,34 @@ def test_long_game_to_the_end(preset: str) -> None:
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_many_hands(preset: str) -> None:
     check_random_play("sette_e_mezzo", 3, preset=preset, chips=40, seed=3, max_actions=250)
+
+
+@pytest.mark.parametrize("options", [{}, {"hidden_card_choice": True}, {"ace_half_first": True}], ids=str)
+def test_no_view_or_event_tells_a_total_that_rests_on_a_hidden_card(options: dict[str, Any]) -> None:
+    """The harness scrambles hidden cards but not totals computed from them, so check those directly: another
+    seat's total, in a view or an event, appears only once every card of that seat is face up."""
+    import random
+
+    import engine
+    from engine.table import Seat
+    from engine.visibility import redact
+    from tests.helpers import random_step
+
+    rng = random.Random(7)
+    state = engine.new_table("sette_e_mezzo", [Seat(f"p{i}", 100) for i in range(5)], seed=b"t", options=options).state
+    for _ in range(400):
+        if engine.is_over(state):
+            break
+        out = engine.apply(state, random_step(state, rng))
+        state = out.state
+        for viewer in [None, *range(state.seat_count)]:
+            view = engine.view(state, viewer)
+            for s, seat in enumerate(view.seats):
+                if s != viewer and any(c.card is None for c in seat.cards):
+                    assert seat.points is None, (viewer, s, seat)
+            for event in redact(out.events, viewer):
+                if event.points and event.seat is not None and event.seat != viewer:
+                    hand = state.hands[event.seat]
+                    assert all(tc.seen_by.admits(viewer) for tc in event.cards) or all(
+                        tc.seen_by.everyone for tc in hand.cards
+                    ), (viewer, event)
