@@ -81,3 +81,15 @@ def test_casino_house_plays_inside_the_last_players_action():
     run.do("2 STAND")
     assert run.state.phase is Phase.WAIT_DEAL and run.state.turn == 0 and run.points(0) == 14
     assert [(x.result.value, x.amount) for x in run.state.results] == [("LOST", -1), ("PUSH", 0)]
+
+
+def test_casino_house_showing_the_matta_forces_no_draw():
+    run = casino("5d Rd Fc").do("1 STAKE 2")
+    assert run.legal(1) == {"HIT": (0, 0), "STAND": (0, 0)}
+
+
+def test_casino_a_reale_against_the_houses_reale_pushes():
+    run = casino("7d Fb Fc 7c").do("1 STAKE 4", "1 HIT")
+    assert run.points(0) == 15
+    assert [(r.result.value, r.amount, r.reale) for r in run.state.results] == [("PUSH", 0, True)]
+    assert run.chips == (100, 100)

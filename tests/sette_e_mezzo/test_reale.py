@@ -157,3 +157,17 @@ def test_sm19_a_player_never_pays_more_than_he_has(rule):
     run.do("1 STAKE 5", "1 STAND", "2 STAKE 1", "2 STAND", "0 HIT")
     assert run.chips == (107, 0, 98)
     assert run.state.results[0].amount == -5
+
+
+def test_sm22_a_triple_beats_a_bank_reale_and_is_paid_triple():
+    run = table("7d 6c 7s Rd Fb", triple=True).do("1 STAKE 2", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT")
+    assert [(r.seat, r.amount) for r in run.state.results] == [(1, 6), (2, -2)]
+    assert run.chips == (96, 106, 98)
+
+
+def test_sm22_two_triples_tie_and_the_tie_is_the_banks():
+    run = table("7d 6c 7s Rd 7b", triple=True, triple_two_sevens=True)
+    run.do("1 STAKE 2", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT")
+    assert run.points(0) == 28  # two sevens: a triplé, not a bust
+    assert [(r.seat, r.amount) for r in run.state.results] == [(1, -2), (2, -3)]  # single; triple from the 6
+    assert run.chips == (105, 98, 97)
