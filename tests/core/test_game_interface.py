@@ -158,3 +158,14 @@ def test_apply_numbers_a_copy_when_a_game_returns_the_state_it_was_given():
     out = Idle().apply(state, Action(0, "BET", 1))
     assert (state.seq, out.state.seq) == (0, 1)
     assert out.state is not state
+
+
+def test_amounts_and_names_are_bounded_so_nothing_downstream_overflows():
+    for seats in ([Seat("a", engine.MAX_CHIPS + 1), Seat("b", 1)], [Seat("a" * (engine.MAX_NAME + 1), 1)] * 2):
+        with pytest.raises(Rejected) as err:
+            engine.new_table("toy", seats, seed=b"s")
+        assert err.value.reason is Reason.INVALID_SEATS
+    assert engine.new_table("toy", [Seat("a", engine.MAX_CHIPS), Seat("b", 0)], seed=b"s").state.chips[0] > 0
+    with pytest.raises(Rejected) as err:
+        with_options(ToyRules(), {"max_bet": 10**9 + 1})
+    assert err.value.reason is Reason.INVALID_OPTION
