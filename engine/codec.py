@@ -46,16 +46,9 @@ def from_data(kind: Any, data: Any, where: str = "value") -> Any:
     """Read ``data`` as a value of type ``kind``; raise :class:`Rejected` (INVALID_STATE) if it does not fit."""
     try:
         return _decoder(kind)(data)
-    except Rejected:
-        raise
-    except (TypeError, ValueError, KeyError, AttributeError):
-        pass
-    try:  # the slow reader says where the data went wrong
-        return _read(kind, data, where)
-    except Rejected:
-        raise
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise Rejected(Reason.INVALID_STATE, f"{where}: {exc}") from None
+    except _MISFITS as exc:
+        bad = _Misfit.at("", exc)
+        raise Rejected(bad.reason, f"{where}{bad.path}: {bad.problem}") from None
 
 
 # -- compiled codecs: one closure per type, built once from the type hints (the service's hot path) --------
@@ -103,19 +96,20 @@ def _encoder(kind: Any) -> Codec:
         for i, (name, hint) in enumerate(_hints(kind).items()):
             enc = env[f"e{i}"] = _encoder(hint)
             parts.append(f"{name!r}: v.{name}" if enc is _identity else f"{name!r}: e{i}(v.{name})")
-        return _compile(f"def encode(v):\n    return {{{', '.join(parts)}}}", env)
+        return _compile(f"def fn(v):\n    return {{{', '.join(parts)}}}", env)
     raise TypeError(f"unsupported type {kind!r}")
 
 
 def _compile(source: str, env: dict[str, Any]) -> Codec:
-    """A function from generated source: one straight-line expression per dataclass, no loops over fields."""
+    """The function ``fn`` of generated source: one straight-line expression per dataclass, no loop over fields."""
     exec(source, env)
-    return env.pop("encode" if "def encode" in source else "decode")  # type: ignore[no-any-return]
+    return env.pop("fn")  # type: ignore[no-any-return]
 
 
 @cache
 def _decoder(kind: Any) -> Codec:
-    """A fast reader that assumes well-formed data and raises plain exceptions otherwise."""
+    """A reader compiled for ``kind``. It checks every value; on a misfit it raises :class:`_Misfit` (or a
+    plain exception that :meth:`_Misfit.at` describes), saying where. ``try`` costs nothing until it raises."""
     origin = typing.get_origin(kind)
     if kind is Any:
         return _identity
@@ -130,26 +124,26 @@ def _decoder(kind: Any) -> Codec:
     if kind is TableCard:
         return _read_table_card
     if isinstance(kind, type) and issubclass(kind, Enum):
-        return {m.value: m for m in kind}.__getitem__
+        return functools.partial(_read_enum, {m.value: m for m in kind})
     if origin in (types.UnionType, typing.Union):
         inner = _decoder(_optional_inner(kind))
         return lambda d: None if d is None else inner(d)
     if origin is tuple:
         args = typing.get_args(kind)
         if len(args) == 2 and args[1] is Ellipsis:
-            item = _decoder(args[0])
-            return lambda d: tuple(map(item, _exact(list, d)))
-        items = [_decoder(a) for a in args]
-        return lambda d: tuple(e(x) for e, x in zip(items, _exact(list, d), strict=True))
+            return functools.partial(_read_items, tuple, _decoder(args[0]))
+        return functools.partial(_read_fixed, tuple(_decoder(a) for a in args))
     if origin is frozenset:
-        item = _decoder(typing.get_args(kind)[0])
-        return lambda d: frozenset(map(item, _exact(list, d)))
+        return functools.partial(_read_items, frozenset, _decoder(typing.get_args(kind)[0]))
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         hints = _hints(kind)
-        env: dict[str, Any] = {"cls": kind, "dict": dict, "known": frozenset(hints)}
+        fields = [(f.name, f.default is f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(kind)]
+        decoders = {name: _decoder(hint) for name, hint in hints.items()}
+        env: dict[str, Any] = {"cls": kind, "dict": dict, "known": frozenset(hints), "misfit": _Misfit.in_object}
+        env["fields"] = [(name, required, decoders[name]) for name, required in fields if name in hints]
         reads = []
         for i, f in enumerate(f for f in dataclasses.fields(kind) if f.init):
-            env[f"d{i}"] = _decoder(hints[f.name])
+            env[f"d{i}"] = decoders[f.name]
             read = f"d{i}(d[{f.name!r}])"
             if f.default is not dataclasses.MISSING:  # absent fields take their defaults
                 env[f"v{i}"] = f.default
@@ -159,11 +153,14 @@ def _decoder(kind: Any) -> Codec:
                 read = f"({read} if {f.name!r} in d else v{i}())"
             reads.append(read)
         return _compile(
-            "def decode(d):\n"
+            "def fn(d):\n"
             "    if type(d) is not dict or not d.keys() <= known:\n"
-            "        raise ValueError('unknown fields')\n"
-            f"    return cls({', '.join(reads)})",
-            env,
+            "        raise misfit(d, known, fields)\n"
+            "    try:\n"
+            f"        return cls({', '.join(reads)})\n"
+            "    except MISFITS:\n"
+            "        raise misfit(d, known, fields) from None",
+            {**env, "MISFITS": _MISFITS},
         )
     raise TypeError(f"unsupported type {kind!r}")
 
@@ -197,7 +194,7 @@ def _read_table_card(text: str) -> TableCard:
 
 def _exact(kind: type, data: Any) -> Any:
     if type(data) is not kind:
-        raise TypeError(f"expected {kind.__name__}")
+        raise _Misfit("", f"expected {kind.__name__}, got {type(data).__name__}")
     return data
 
 
@@ -206,57 +203,77 @@ def _optional_inner(kind: Any) -> Any:
     return inner
 
 
-def _read(kind: Any, data: Any, where: str) -> Any:
-    origin = typing.get_origin(kind)
-    if kind is Any:
-        return data
-    if origin in (types.UnionType, typing.Union):
-        options = typing.get_args(kind)
-        if data is None and type(None) in options:
-            return None
-        (inner,) = [o for o in options if o is not type(None)]
-        return _read(inner, data, where)
-    if origin is tuple:
-        args = typing.get_args(kind)
-        _expect(data, list, where)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_read(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
-        if len(args) != len(data):
-            raise ValueError(f"expected {len(args)} items, got {len(data)}")
-        return tuple(_read(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
-    if origin is frozenset:
-        _expect(data, list, where)
-        return frozenset(_read(typing.get_args(kind)[0], v, where) for v in data)
-    if kind is bool:
-        return _expect(data, bool, where)
-    if kind is int:
-        if isinstance(data, bool):
-            raise TypeError("expected an integer, got a boolean")
-        return _expect(data, int, where)
-    if kind is str:
-        return _expect(data, str, where)
-    if kind is bytes:
-        return bytes.fromhex(_expect(data, str, where))
-    if kind is Card:
-        return Card.parse(_expect(data, str, where))
-    if kind is Audience or kind is TableCard:
-        return _decoder(kind)(_expect(data, str, where))
-    if isinstance(kind, type) and issubclass(kind, Enum):
-        return kind(data)
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        _expect(data, dict, where)
-        hints = _hints(kind)
-        unknown = set(data) - set(hints)
-        if unknown:
-            raise ValueError(f"unknown field(s) {sorted(unknown)}")
-        return kind(**{name: _read(hints[name], data[name], f"{where}.{name}") for name in hints if name in data})
-    raise TypeError(f"unsupported type {kind!r}")
+class _Misfit(ValueError):
+    """Data that does not fit its type, with the path to it (``.hands[2].cards[0]``)."""
+
+    def __init__(self, path: str, problem: str, reason: Reason = Reason.INVALID_STATE) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+        self.reason = reason
+        """INVALID_STATE, or the reason of a refusal met inside (e.g. INVALID_CARD)."""
+
+    @staticmethod
+    def at(step: str, exc: Exception) -> _Misfit:
+        if isinstance(exc, _Misfit):
+            return _Misfit(step + exc.path, exc.problem, exc.reason)
+        if isinstance(exc, Rejected):
+            return _Misfit(step, exc.message, exc.reason)
+        return _Misfit(step, str(exc))
+
+    @staticmethod
+    def in_object(d: Any, known: frozenset[str], fields: list[tuple[str, bool, Codec]]) -> _Misfit:
+        """Which field of ``d`` is wrong (run only once decoding has failed)."""
+        if type(d) is not dict:
+            return _Misfit("", f"expected an object, got {type(d).__name__}")
+        if unknown := d.keys() - known:
+            return _Misfit("", f"unknown field(s) {sorted(unknown)}")
+        for name, required, decode in fields:
+            if name not in d:
+                if required:
+                    return _Misfit(f".{name}", "missing")
+                continue
+            try:
+                decode(d[name])
+            except _MISFITS as exc:
+                return _Misfit.at(f".{name}", exc)
+        return _Misfit("", "does not fit")
 
 
-def _expect(data: Any, kind: type, where: str) -> Any:
-    if not isinstance(data, kind):
-        raise TypeError(f"expected {kind.__name__}, got {type(data).__name__}")
-    return data
+_MISFITS = (_Misfit, Rejected, TypeError, ValueError, KeyError, AttributeError)
+
+
+def _read_items(container: type, item: Codec, data: Any) -> Any:
+    items = _exact(list, data)
+    try:
+        return container(map(item, items))
+    except _MISFITS:
+        for i, value in enumerate(items):
+            try:
+                item(value)
+            except _MISFITS as exc:
+                raise _Misfit.at(f"[{i}]", exc) from None
+        raise
+
+
+def _read_fixed(items: tuple[Codec, ...], data: Any) -> tuple[Any, ...]:
+    values = _exact(list, data)
+    if len(values) != len(items):
+        raise _Misfit("", f"expected {len(items)} items, got {len(values)}")
+    out = []
+    for i, (read, value) in enumerate(zip(items, values, strict=True)):
+        try:
+            out.append(read(value))
+        except _MISFITS as exc:
+            raise _Misfit.at(f"[{i}]", exc) from None
+    return tuple(out)
+
+
+def _read_enum(members: dict[Any, Enum], value: Any) -> Enum:
+    try:
+        return members[value]
+    except (KeyError, TypeError):
+        raise _Misfit("", f"{value!r} is not one of {', '.join(map(str, members))}") from None
 
 
 @cache

@@ -1,5 +1,7 @@
 """The engine's shared behaviour, on a toy game: checks before play, codec, rule profiles, registry."""
 
+import json
+
 import pytest
 
 import engine
@@ -169,3 +171,18 @@ def test_amounts_and_names_are_bounded_so_nothing_downstream_overflows():
     with pytest.raises(Rejected) as err:
         with_options(ToyRules(), {"max_bet": 10**9 + 1})
     assert err.value.reason is Reason.INVALID_OPTION
+
+
+def test_an_unreadable_state_names_the_path_to_the_bad_value():
+    good = json.loads(engine.state_to_bytes(table()))
+    cases = [
+        ({**good, "hands": [good["hands"][0], "7d"]}, Reason.INVALID_STATE, "state.hands[1]: "),
+        ({**good, "stock": ["7d", "Zz"]}, Reason.INVALID_CARD, "state.stock[1]: 'Zz' is not a card"),
+        ({**good, "rules": {**good["rules"], "pack": "SPANISH"}}, Reason.INVALID_STATE, "state.rules.pack: "),
+        ({k: v for k, v in good.items() if k != "pot"}, Reason.INVALID_STATE, "state.pot: missing"),
+        ({**good, "extra": 1}, Reason.INVALID_STATE, "unknown field(s) ['extra']"),
+    ]
+    for data, reason, message in cases:
+        with pytest.raises(Rejected) as err:
+            engine.state_from_bytes(json.dumps(data).encode())
+        assert err.value.reason is reason and message in err.value.message, err.value.message
