@@ -86,18 +86,13 @@ class TableCore:
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
         self._count_finished(state, out, call)
-        viewers: list[Viewer] = [None, *range(state.seat_count)]
         return svc.CreateTableResponse(
             table_id=state.table_id,
             state=self._seal(state),
-            seq=state.seq,
             seat_keys=[]
             if self.trusted_mode
             else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
-            settlement=[to_proto(t, pb.Transfer) for t in out.settlement],
-            updates=[_update(state, v, out.events) for v in viewers],
-            to_act=engine.to_act(state),
-            is_over=engine.is_over(state),
+            **_outcome(out, [None, *range(state.seat_count)]),
         )
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
@@ -122,14 +117,7 @@ class TableCore:
         out = _engine(lambda: engine.apply(state, action))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        return svc.ActResponse(
-            state=self._seal(new),
-            seq=new.seq,
-            settlement=[to_proto(t, pb.Transfer) for t in out.settlement],
-            updates=[_update(new, v, out.events) for v in viewers],
-            to_act=engine.to_act(new),
-            is_over=engine.is_over(new),
-        )
+        return svc.ActResponse(state=self._seal(new), **_outcome(out, viewers))
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -293,15 +281,19 @@ def _update(state: TableState, viewer: Viewer, events: Sequence[engine.Event]) -
 
 
 def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
+    return svc.ReplayStep(action=action, **_outcome(out, [None, *range(out.state.seat_count)]))
+
+
+def _outcome(out: Outcome, viewers: Sequence[Viewer]) -> dict[str, Any]:
+    """The fields every answer to a change shares: sequence, settlement, the viewers' updates, who acts next."""
     state: TableState = out.state
-    return svc.ReplayStep(
-        action=action,
-        seq=state.seq,
-        settlement=[to_proto(t, pb.Transfer) for t in out.settlement],
-        updates=[_update(state, v, out.events) for v in [None, *range(state.seat_count)]],
-        to_act=engine.to_act(state),
-        is_over=engine.is_over(state),
-    )
+    return {
+        "seq": state.seq,
+        "settlement": [to_proto(t, pb.Transfer) for t in out.settlement],
+        "updates": [_update(state, v, out.events) for v in viewers],
+        "to_act": engine.to_act(state),
+        "is_over": engine.is_over(state),
+    }
 
 
 def _game_info(game: Any) -> pb.GameInfo:
