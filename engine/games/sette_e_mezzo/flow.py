@@ -52,10 +52,11 @@ class Hand:
         self.transfers: list[Transfer] = []
 
     def freeze(self) -> Outcome:
+        """The new state (``Game.apply`` numbers it), the events and the transfers of this action."""
         s = self.state
         chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
         new = SetteEMezzoState(
-            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq + 1,
+            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq,
             self.phase, self.bank, self.turn, tuple(self.hands), self.stock, self.discards, self.fresh,
             self.exhausted, self.matta_shown, self.hand_number, self.results, self.bank_points,
         )  # fmt: skip
