@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -13,6 +14,8 @@ import engine
 from engine import chance
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -39,6 +42,12 @@ def stacked(*decks: str) -> Iterator[None]:
         yield
     finally:
         mp.undo()
+
+
+def replace(value: T, **changes: Any) -> T:
+    """``value`` (a state, a profile, any engine value) with some fields changed: the one place tests build a
+    modified engine value, so a change of the values' kind touches only this function."""
+    return dataclasses.replace(value, **changes)  # type: ignore[type-var]
 
 
 def cards(text: str) -> tuple[Card, ...]:

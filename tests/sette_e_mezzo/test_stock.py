@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import dataclasses
+import pytest
 
 import engine
 from engine.cards import parse_cards
 from engine.games.sette_e_mezzo.state import Status
 from engine.visibility import NOBODY, PUBLIC, TableCard, only
+from tests.helpers import replace, stacked
 from tests.sette_e_mezzo.table import deal, table
 
 
 def with_stock(run, stock: str, discards: str = ""):
     pile = tuple(TableCard(c, NOBODY) for c in parse_cards(discards))
-    run.state = dataclasses.replace(run.state, stock=parse_cards(stock), discards=pile)
+    run.state = replace(run.state, stock=parse_cards(stock), discards=pile)
     return run
 
 
@@ -143,3 +144,40 @@ def test_sm21_ace_as_first_card_counts_half_when_better():
     assert plain.state.hands[1].status is Status.BUST
     late = table("7d 6c 5s Ac", ace_half_first=True).do("1 STAKE 2", "1 HIT")
     assert late.state.hands[1].status is Status.BUST
+
+
+def test_sm17_the_stock_running_out_mid_hand_passes_the_bank_even_when_the_discards_refill_it():
+    """The discards refill the stock with plenty for the next deal: only the stock having run out passes the bank."""
+    run = with_stock(table("5d 6c", seats=2), "Fc", "Cb 2b 3b 4b 5b 6b")
+    run.do("1 STAKE 1", "1 HIT", "1 STAND")
+    with stacked("Cb"):
+        run.do("0 HIT")
+    assert run.kinds("SHUFFLED")[-1].amount == 6 and len(run.state.stock) == 5
+    run.do("0 STAND")
+    passed = run.kinds("BANK_PASSED")[0]
+    assert (passed.seat, passed.target) == (0, 1) and run.state.bank == 1 and run.state.fresh
+
+
+@pytest.mark.parametrize("reshuffle", ["EVERY_HAND", "ON_MATTA"])
+def test_sm17_sm18_a_short_stock_does_not_pass_the_bank_when_the_next_hand_has_a_fresh_pack(reshuffle):
+    """DECK_EXHAUSTED counts the stock the next hand is dealt from: with a fresh pack coming (every hand, or after
+    the matta showed) the leftover stock never runs out, so the bank stays."""
+    run = with_stock(table("Rd 6c", seats=2, reshuffle=reshuffle), "Fc")
+    run.do("1 STAKE 1", "1 STAND", "0 STAND")  # the bank's matta shows: ON_MATTA shuffles afresh
+    assert run.state.bank == 0 and not run.kinds("BANK_PASSED") and run.state.fresh
+    deal(run, "Ad 2d")
+    assert run.kinds("SHUFFLED")[-1].amount == 40 and [e.seat for e in run.kinds("DEALT")[-2:]] == [1, 0]
+
+
+def test_sm17_sm18_on_matta_without_the_matta_a_short_stock_passes_the_bank():
+    run = with_stock(table("5d 6c", seats=2, reshuffle="ON_MATTA"), "Fc")
+    run.do("1 STAKE 1", "1 STAND", "0 STAND")
+    assert run.state.bank == 1 and run.state.fresh
+
+
+def test_sm17_sm18_a_fresh_pack_does_not_save_the_bank_when_the_stock_ran_out_mid_hand():
+    run = with_stock(table("5d 6c", seats=2, reshuffle="EVERY_HAND"), "Fc", "Cb 2b 3b 4b 5b 6b")
+    run.do("1 STAKE 1", "1 HIT", "1 STAND")
+    with stacked("Cb"):
+        run.do("0 HIT", "0 STAND")
+    assert run.state.bank == 1

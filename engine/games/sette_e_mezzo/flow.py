@@ -255,13 +255,16 @@ class Hand:
     def pass_bank(self, chips: list[int], paid_double: list[int], bank_reale: bool) -> None:
         rules, old = self.rules, self.bank
         keeps = rules.bank_passes_on_reale and bank_reale
-        short = len(self.stock) < 1 + sum(1 for s, c in enumerate(chips) if s != old and c >= rules.min_stake)
+        # SM-18: the next hand comes from a fresh pack, so the leftover stock is not dealt from (SM-17 below).
+        new_pack = rules.reshuffle is Reshuffle.EVERY_HAND or (
+            rules.reshuffle is Reshuffle.ON_MATTA and self.matta_shown
+        )
+        # SM-17 DECK_EXHAUSTED: the stock ran out in this hand, or the next deal would come from a stock too short.
+        short = not new_pack and len(self.stock) < 1 + sum(
+            1 for s, c in enumerate(chips) if s != old and c >= rules.min_stake
+        )
         exhausted = rules.bank_passes_when is BankPasses.DECK_EXHAUSTED and (self.exhausted or short)
-        if (
-            rules.reshuffle is Reshuffle.EVERY_HAND
-            or exhausted
-            or (rules.reshuffle is Reshuffle.ON_MATTA and self.matta_shown)
-        ):
+        if new_pack or exhausted:
             self.fresh = True
         if keeps:
             return
