@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clients bench clean
+.PHONY: setup run test lint clients bench clean golden
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ lint: setup $(BUF)
 
 test: lint $(KUSTOMIZE) clients
 	$(BIN)/pytest
+
+# Rewrite the golden playthroughs (tests/golden/*.txt) after a change meant to alter what players see; review the diff.
+golden: setup
+	$(BIN)/python -m tests.golden --update
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[bench]'
