@@ -160,11 +160,17 @@ def _dataclass_redactor(cls: type) -> Redactor | None:
 
 def _redact_fields(value: Any, viewer: Viewer) -> Any:
     changes = {
-        f.name: _redact(v, viewer)
+        f: _redact(v, viewer)
         for f in dataclasses.fields(value)
         if isinstance(v := getattr(value, f.name), tuple) or dataclasses.is_dataclass(v)
     }
-    return dataclasses.replace(value, **changes) if changes else value
+    if not changes:
+        return value
+    out = dataclasses.replace(value, **{f.name: v for f, v in changes.items() if f.init})
+    for f, v in changes.items():  # a field outside __init__ cannot be passed to replace: set it redacted
+        if not f.init:
+            object.__setattr__(out, f.name, v)
+    return out
 
 
 def _has_audience(kind: Any) -> bool:

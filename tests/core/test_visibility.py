@@ -1,4 +1,5 @@
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.cards import Card
 from engine.table import Event
@@ -41,3 +42,87 @@ def test_redact_drops_events_and_hides_their_cards_with_one_mechanism():
     assert [e.kind for e in theirs] == ["DEALT", "HIT"]
     assert theirs[0].cards == (TableCard(None, only(0)),)
     assert theirs[1] == events[2]
+
+
+# -- the fallback: values the type hints do not describe are redacted by looking at them -------------------
+
+HIDDEN = face_down(ACE, 0)
+SHOWN = face_up(RE)
+WHISPER = Event("PEEKED", seat=0, cards=(HIDDEN,), seen_by=only(0))
+DEALT = Event("DEALT", seat=0, cards=(HIDDEN,))
+
+
+@dataclass(frozen=True)
+class Loose:
+    """A field typed ``Any``: redacted by value, whatever it holds."""
+
+    payload: Any
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """A hint that names nothing (``typing.get_type_hints`` fails): every field is redacted by value."""
+
+    label: str
+    card: "NoSuchType"  # type: ignore[name-defined]  # noqa: F821
+    events: "tuple[NoSuchType, ...]"  # type: ignore[name-defined]  # noqa: F821
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A field outside ``__init__``: the compiled constructor cannot rebuild it, so fields are replaced by value."""
+
+    cards: tuple[TableCard, ...]
+    first: TableCard | None = field(init=False, default=None)
+
+
+@dataclass(frozen=True)
+class Mixed:
+    """A union of two kinds that hold cards, and a fixed-length tuple: both redacted by value."""
+
+    either: TableCard | Hand
+    pair: tuple[TableCard, Event]
+    maybe: Hand | None = None
+
+
+def test_redact_fallback_any_field_by_value() -> None:
+    value = Loose((HIDDEN, WHISPER, DEALT, Hand(0, (HIDDEN, SHOWN)), "text"))
+    assert redact(value, 0) == value
+    theirs = redact(value, 1)
+    assert theirs == Loose(
+        (
+            TableCard(None, only(0)),
+            Event("DEALT", seat=0, cards=(TableCard(None, only(0)),)),
+            Hand(0, (TableCard(None, only(0)), SHOWN)),
+            "text",
+        )
+    )
+    assert redact(Loose(HIDDEN), None) == Loose(TableCard(None, only(0)))
+    assert redact(Loose(7), 1) == Loose(7)
+
+
+def test_redact_fallback_unresolvable_hints() -> None:
+    value = Unresolved("x", HIDDEN, (WHISPER, DEALT))
+    assert redact(value, 0) == value
+    theirs = redact(value, 1)
+    assert theirs.label == "x" and theirs.card == TableCard(None, only(0))
+    assert [e.kind for e in theirs.events] == ["DEALT"] and theirs.events[0].cards == (TableCard(None, only(0)),)
+
+
+def test_redact_fallback_fields_outside_init() -> None:
+    value = Derived((HIDDEN, SHOWN))
+    object.__setattr__(value, "first", HIDDEN)
+    theirs = redact(value, 1)
+    assert theirs.cards == (TableCard(None, only(0)), SHOWN)
+    assert redact(value, 0) == value
+
+
+def test_redact_fallback_unions_and_fixed_tuples() -> None:
+    value = Mixed(Hand(0, (HIDDEN,)), (HIDDEN, WHISPER), Hand(1, (HIDDEN,)))
+    assert redact(value, 0) == value
+    theirs = redact(value, 1)
+    assert theirs.either == Hand(0, (TableCard(None, only(0)),))
+    assert theirs.pair == (TableCard(None, only(0)),)  # the whispered event is not theirs to see
+    assert theirs.maybe == Hand(1, (TableCard(None, only(0)),))
+    assert redact(Mixed(HIDDEN, (SHOWN, DEALT)), None).either == TableCard(None, only(0))
+    assert redact(Mixed(SHOWN, (SHOWN, DEALT)), None).maybe is None

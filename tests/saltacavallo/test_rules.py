@@ -418,6 +418,46 @@ def test_sc12_all_dead_hand_splits_the_pot() -> None:
     assert kinds(events)[-1] == "GAME_OVER" and engine.is_over(state) and engine.to_act(state) == ()
 
 
+@pytest.mark.parametrize(
+    ("lives", "deck", "winners", "shares"),
+    [
+        ((1, 1, 1, 0), "5c 5d 5s", (0, 1, 2), [(2, 5), (0, 5), (1, 4)]),  # after dealer 1: seats 2, 0, then 1
+        ((0, 1, 1, 1), "5c 5d 5s", (1, 2, 3), [(2, 5), (3, 5), (1, 4)]),
+    ],
+)
+def test_sc12_split_pot_odd_chips_go_in_play_order_after_a_dealer_other_than_seat_0(
+    lives: tuple[int, ...], deck: str, winners: tuple[int, ...], shares: list[tuple[int, int]]
+) -> None:
+    state = with_lives(table(4, dealer=1, all_dead_hand="SPLIT_POT"), lives)
+    dead = lives.index(0)  # two more chips in the pot, from the dead seat: 14 chips, two odd ones
+    chips = tuple(c - 2 if s == dead else c for s, c in enumerate(state.chips))
+    state = replace(state, chips=chips, pot=state.pot + 2)
+    assert state.pot == 11 and state.dealer == 1
+    state = deal(state, deck).state
+    turns = [s for s in (2, 3, 0) if lives[s]]
+    state, _, transfers = run(state, *((s, "KEEP") for s in turns), (1, "KEEP"))
+    assert state.phase is Phase.OVER and state.winners == winners
+    assert [(t.payee, t.amount) for t in transfers if t.reason == "pot share"] == shares
+    assert sum(state.chips) == 40 and state.pot == 0
+
+
+@pytest.mark.parametrize(
+    ("deck", "winners", "shares"),
+    [
+        ("5c 7b Ad", (0, 2), [(2, 4), (0, 3)]),  # the dealer (seat 1) holds the ace
+        ("Ad 5c 7b", (0, 1), [(0, 4), (1, 3)]),  # seat 2 holds the ace: seat 0 is first after the dealer
+    ],
+)
+def test_sc15_end_at_two_split_odd_chip_follows_the_dealer_not_seat_0(
+    deck: str, winners: tuple[int, ...], shares: list[tuple[int, int]]
+) -> None:
+    state = with_lives(table(3, dealer=1, end_at_two_split=True), (1, 1, 1))
+    state = deal(state, deck).state
+    state, _, transfers = run(state, (2, "KEEP"), (0, "KEEP"), (1, "KEEP"))
+    assert state.phase is Phase.OVER and state.winners == winners
+    assert [(t.payee, t.amount) for t in transfers if t.reason == "pot share"] == shares
+
+
 # -- SC-13 revival -----------------------------------------------------------------------------------
 
 

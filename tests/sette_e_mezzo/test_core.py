@@ -237,3 +237,14 @@ def test_view_never_holds_seed_stock_or_draws():
     assert not {"seed", "stock", "draws"} & set(type(view).__dataclass_fields__)
     assert view.stock_size == 37 and all(tc.card is None for s in view.seats for tc in s.cards)
     assert CLASSICO.rules_version == 1
+
+
+def test_hands_are_numbered_from_one_in_the_view_and_in_hand_over():
+    run = table("5d 6c 5s")
+    assert engine.view(run.state, None).hand_number == 1 and run.state.hand_number == 1
+    run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert [e.amount for e in run.kinds("HAND_OVER")] == [1]
+    run.do("0 DEAL", "1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert [e.amount for e in run.kinds("HAND_OVER")] == [1, 2] and engine.view(run.state, 1).hand_number == 2
+    fresh = engine.new_table("sette_e_mezzo", [Seat("a", 9), Seat("b", 9)], seed=b"n").state
+    assert fresh.hand_number == 0 and engine.view(fresh, 0).hand_number == 0

@@ -171,3 +171,40 @@ def test_sm22_two_triples_tie_and_the_tie_is_the_banks():
     assert run.points(0) == 28  # two sevens: a triplé, not a bust
     assert [(r.seat, r.amount) for r in run.state.results] == [(1, -2), (2, -3)]  # single; triple from the 6
     assert run.chips == (105, 98, 97)
+
+
+PLAYER_MANY_VS_BANK_REALE = ("3d 6c 7s 4b Fc Cb", ["1 STAKE 5", "1 HIT", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT"])
+
+
+def test_sm19_s002_bank_reale_collects_double_from_a_many_card_sette_e_mezzo():
+    run = play(PLAYER_MANY_VS_BANK_REALE)
+    assert run.state.hands[1].status is Status.SETTE_E_MEZZO and run.points(0) == 15
+    assert [(r.seat, r.amount, r.reale) for r in run.state.results] == [(1, -10, False), (2, -2, False)]
+    assert run.chips == (112, 90, 98)
+
+
+def test_sm19_s000_a_many_card_sette_e_mezzo_pays_a_bank_reale_single():
+    run = play(PLAYER_MANY_VS_BANK_REALE, natural_rule="S000")
+    assert [(r.seat, r.amount) for r in run.state.results] == [(1, -5), (2, -2)]
+    assert run.chips == (107, 95, 98)
+
+
+def test_sm19_encyclopedia_reale_against_reale_is_the_banks_single():
+    run = play(BOTH_REALE, natural_rule="ENCYCLOPEDIA")
+    assert [(r.seat, r.amount, r.reale) for r in run.state.results] == [(1, -5, True), (2, -3, False)]
+    assert run.chips == (108, 95, 97) and run.state.bank == 0
+
+
+def test_sm22_a_two_sevens_triple_passes_the_bank_as_a_reale_does():
+    run = table("7d 6c 5s 7c", triple=True, triple_two_sevens=True)
+    run.do("1 STAKE 5", "1 HIT", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.state.results[0].reale and run.state.bank == 1
+    passed = run.kinds("BANK_PASSED")[0]
+    assert (passed.seat, passed.target) == (0, 1)
+
+
+def test_sm22_a_bank_two_sevens_triple_keeps_the_bank_as_a_reale_does():
+    run = table("5d 6c 7s 7b", triple=True, triple_two_sevens=True, bank_passes_when="EVERY_HAND")
+    run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 HIT")
+    assert run.state.hands[0].status is Status.SETTE_E_MEZZO and run.chips == (106, 97, 97)
+    assert run.state.bank == 0 and not run.kinds("BANK_PASSED")

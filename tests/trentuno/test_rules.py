@@ -6,6 +6,7 @@ import pytest
 
 import engine
 from engine.errors import Reason, Rejected
+from engine.games.trentuno.hands import HandKind
 from engine.games.trentuno.state import Closing, Ending, Phase
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
@@ -375,3 +376,49 @@ def test_presets_and_random_first_dealer() -> None:
     dealers = {engine.new_table("trentuno", seats, seed=bytes([i])).state.dealer for i in range(40)}
     assert dealers == set(range(5))
     assert engine.new_table("trentuno", seats, seed=b"x", options={"ante": 0, "scoring": "LIVES"}).state.lives
+
+
+# -- what the view and the deal result tell ----------------------------------------------------------
+
+
+def test_tr4_deals_are_counted_in_the_state_and_the_view() -> None:
+    state = new(3)
+    assert state.deals == 0 and engine.view(state, None).deals == 0
+    state = deal(state, LOW, LOW_WIDOW).state
+    assert state.deals == 1 and engine.view(state, 1).deals == 1
+    for seat, kind in ((1, "STOP"), (2, "PASS"), (0, "PASS")):
+        state = act(state, seat, kind).state
+    assert state.deals == 1 and state.dealer == 1
+    state = deal(state, LOW, LOW_WIDOW).state
+    assert state.deals == 2 and engine.view(state, None).deals == 2
+
+
+def test_tr8_tr12_deal_result_names_each_seats_hand_kind() -> None:
+    state = new(4, chips=[10, 10, 10, 0])  # seat 3 cannot pay the ante: not dealt in
+    hands = {0: "7H 7D 7S", 1: "8H 8D JC", 2: "AH 9S 8S"}
+    state = deal(state, hands, "TH TD 9H").state
+    for seat, kind in ((1, "STOP"), (2, "PASS"), (0, "PASS")):
+        state = act(state, seat, kind).state
+    result = state.result
+    assert result.ending is Ending.SHOWDOWN and result.winners == (0,)
+    assert result.kinds == (HandKind.TRIS, HandKind.JOKER_TRIS, HandKind.SUIT_SUM, HandKind.NONE)
+    assert result.points == (61, 61, 34, 0)
+    assert engine.view(state, None).result == result
+
+
+def test_tr13_the_views_to_act_is_the_dealer_between_deals_and_nobody_after_the_game() -> None:
+    state = new(3, chips=[1, 1, 2])
+    assert engine.view(state, 2).to_act == 0 == state.dealer and engine.to_act(state) == (0,)
+    state = deal(state, LOW, LOW_WIDOW).state
+    assert engine.view(state, None).to_act == 1 == state.turn
+    for seat, kind in ((1, "STOP"), (2, "PASS"), (0, "PASS")):
+        state = act(state, seat, kind).state
+    assert state.phase is Phase.WAITING and state.dealer == 1 and state.chips == (1, 1, 2)  # a three-way split
+    assert engine.view(state, 2).to_act == 1 and engine.view(state, None).to_act == 1
+    assert engine.to_act(state) == (1,) and not engine.view(state, 2).last_round
+    state = deal(state, {0: "7H 8D 9S", 1: "7D 8S 9C", 2: "7S 8H 9H"}, LOW_WIDOW).state
+    for seat, kind in ((2, "STOP"), (0, "PASS"), (1, "PASS")):
+        state = act(state, seat, kind).state
+    assert state.phase is Phase.OVER and state.chips == (0, 0, 4)
+    assert engine.view(state, 0).to_act is None and engine.view(state, None).to_act is None
+    assert engine.to_act(state) == ()
