@@ -2,8 +2,11 @@
 
 :func:`check_random_play` plays a table with random legal actions and checks, after every action, the
 engine's invariants: chips conserved, codec round trip, legal actions non-empty until the game is over,
-every legal action applies and illegal ones are rejected with the state untouched, redaction invariance,
-indifference to the process-wide ``random`` module, and determinism (a replay gives the same bytes).
+unique and stably ordered, and offered to exactly the seats ``engine.to_act`` names; every view names the
+same seat in turn as ``engine.to_act``; on a sample of states (every ``every_action_stride``-th) **every**
+legal action of every acting seat applies, at the least and the greatest amount, without touching the state;
+illegal ones are rejected with the state untouched; redaction invariance; indifference to the process-wide
+``random`` module; and determinism (a replay gives the same bytes).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def check_random_play(
     seed: int = 0,
     max_actions: int = 400,
     hand_limit: int = 150,
+    every_action_stride: int = 3,
 ) -> list[Action]:
     """Play ``max_actions`` random legal actions (or to the end); check every invariant. Returns the actions."""
     rng = random.Random(seed)
@@ -46,6 +50,10 @@ def check_random_play(
     since_hand = 0
     while not engine.is_over(state) and len(actions) < max_actions:
         check_state(state, chips_total)
+        check_legal_actions(state)
+        check_view_turns(state)
+        if len(actions) % every_action_stride == 0:
+            check_every_action(state, chips_total)
         check_rejections(state, rng)
         check_redaction(state, rng)
         random.seed(rng.random())  # the process-wide generator must not matter
@@ -58,6 +66,7 @@ def check_random_play(
         since_hand = 0 if any(e.kind in ("HAND_OVER", "GAME_OVER") for e in outcome.events) else since_hand + 1
         assert since_hand <= hand_limit, f"a hand of {game_id} lasted more than {hand_limit} actions"
     check_state(state, chips_total)
+    check_view_turns(state)
     check_replay(game_id, seats, table_seed, preset, options, actions, outcomes)
     return actions
 
@@ -72,6 +81,64 @@ def check_state(state: TableState, chips_total: int) -> None:
         assert not engine.to_act(state)
     for viewer in [None, *range(state.seat_count)]:
         engine.view(state, viewer)  # every view can be built
+
+
+def check_legal_actions(state: TableState) -> None:
+    """Legal actions are unique, in a stable order (the same on a decoded copy of the state), and offered to
+    exactly the seats that ``engine.to_act`` names, which it lists once each in ascending order."""
+    acting = engine.to_act(state)
+    assert list(acting) == sorted(set(acting)), f"to_act {acting} is not ascending and unique"
+    copy = engine.state_from_bytes(engine.state_to_bytes(state))
+    for seat in range(state.seat_count):
+        entries = engine.legal_actions(state, seat)
+        assert len(set(entries)) == len(entries), f"seat {seat} is offered the same action twice: {entries}"
+        assert engine.legal_actions(state, seat) == entries == engine.legal_actions(copy, seat), "unstable order"
+        assert bool(entries) == (seat in acting), f"seat {seat}: legal actions {entries} but to_act {acting}"
+
+
+def check_every_action(state: TableState, chips_total: int) -> None:
+    """Every legal action of every acting seat applies, at its least and greatest amount; each gives a new
+    state numbered one more, with the chips conserved, and leaves ``state`` as it was."""
+    before = engine.state_to_bytes(state)
+    for seat in engine.to_act(state):
+        for entry in engine.legal_actions(state, seat):
+            for amount in dict.fromkeys((entry.min_amount, entry.max_amount)):
+                action = Action(seat, entry.kind, amount, entry.target, entry.cards)
+                outcome = engine.apply(state, action)
+                after = outcome.state
+                assert after is not state and after.seq == state.seq + 1, f"{action} did not number a new state"
+                assert total(after.chips, after.pot) == chips_total, f"{action} did not conserve the chips"
+                moved = [0] * (state.seat_count + 1)
+                for t in outcome.settlement:
+                    moved[t.payer] -= t.amount
+                    moved[t.payee] += t.amount
+                expected = tuple(c + d for c, d in zip(state.chips, moved, strict=False))
+                assert after.chips == expected, f"{action}: the settlement does not explain the chips"
+    assert engine.state_to_bytes(state) == before, "applying an action changed the state it was applied to"
+
+
+def view_turn(view: Any) -> int | None:
+    """The seat a view names as the one to act: its ``to_act``, or its ``turn``."""
+    named: int | None = view.to_act if hasattr(view, "to_act") else view.turn
+    return named
+
+
+def check_view_turns(state: TableState) -> None:
+    """Every viewer's view names the same seat in turn, and ``engine.to_act`` agrees: nobody once the game is
+    over; the named seat alone otherwise. A view that names nobody while the game goes on (Saltacavallo between
+    hands and at the dealer's turn) leaves the move to its dealer, and to dead seats that may be revived."""
+    acting = engine.to_act(state)
+    named = {view_turn(engine.view(state, viewer)) for viewer in [None, *range(state.seat_count)]}
+    assert len(named) == 1, f"views disagree on whose turn it is: {named}"
+    seat = named.pop()
+    if engine.is_over(state):
+        assert seat is None and acting == (), f"the game is over but the view names {seat}, to_act {acting}"
+    elif seat is not None:
+        assert acting == (seat,), f"the view names seat {seat} in turn, engine.to_act says {acting}"
+    else:
+        view = engine.view(state, None)
+        assert view.dealer in acting, f"the view names nobody and the dealer {view.dealer} may not act: {acting}"
+        assert all(s == view.dealer or not view.alive[s] for s in acting), f"{acting}: not the dealer or dead"
 
 
 def check_rejections(state: TableState, rng: random.Random) -> None:
