@@ -181,3 +181,12 @@ def test_sm17_sm18_a_fresh_pack_does_not_save_the_bank_when_the_stock_ran_out_mi
     with stacked("Cb"):
         run.do("0 HIT", "0 STAND")
     assert run.state.bank == 1
+
+
+def test_sm20_any_card_a_called_burn_rank_that_busts_is_settled_at_once_never_burned():
+    """S002: a bust is declared at once and the called card goes to the bank with the stake (rules page)."""
+    run = table("6d 6c 5s 4c", burn_ranks=[3, 4], burn_when="ANY_CARD").do("1 STAKE 3", "1 HIT")
+    assert run.state.hands[1].status is Status.BUST and run.kinds("BUST")[0].amount == 3
+    assert run.chips == (103, 97, 100) and run.state.turn == 2 and "BURN" not in run.legal(2)
+    kept = table("2d 6c 5s 4c", burn_ranks=[3, 4], burn_when="ANY_CARD").do("1 STAKE 3", "1 HIT")
+    assert "BURN" in kept.legal(1) and kept.points(1) == 12  # the same 4 without a bust may be burned
