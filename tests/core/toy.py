@@ -47,7 +47,7 @@ class ToyState(TableState):
 
 @dataclass(frozen=True, slots=True)
 class ToyView:
-    turn: int
+    turn: int | None
     hands: tuple[TableCard, ...]
     pot: int
     stock_size: int
@@ -91,7 +91,7 @@ class Toy(Game[ToyState, ToyRules]):
         return Outcome(new, (Event("GAME_OVER", seat=winner, cards=shown),), (bet, win))
 
     def view(self, state: ToyState, viewer: Viewer) -> ToyView:
-        return ToyView(state.turn, state.hands, state.pot, len(state.stock))
+        return ToyView(None if state.over else state.turn, state.hands, state.pot, len(state.stock))
 
     def is_over(self, state: ToyState) -> bool:
         return state.over
