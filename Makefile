@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clients bench clean golden
+.PHONY: setup run test lint clients bench clean golden mutate
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -76,10 +76,21 @@ test: lint $(KUSTOMIZE) clients
 golden: setup
 	$(BIN)/python -m tests.golden --update
 
+# Mutation testing (docs/testing.md): mutmut, pinned in the `mutation` extra, over engine/ against the fast rule
+# tests ([tool.mutmut] in pyproject.toml), then the score per module. Slow: MUTANTS narrows it to some functions,
+# e.g. make mutate MUTANTS='engine.games.sette_e_mezzo.*'; MUTATE_JOBS sets the parallel children. Not in `make test`.
+MUTATE_JOBS ?= 2
+MUTANTS ?=
+
+mutate: setup
+	$(BIN)/pip install --quiet -e '.[mutation]'
+	$(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
+	$(BIN)/python -m tests.mutation
+
 bench: setup
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/gen $(GO_CLIENT)/.bin

@@ -93,3 +93,14 @@ def test_casino_a_reale_against_the_houses_reale_pushes():
     assert run.points(0) == 15
     assert [(r.result.value, r.amount, r.reale) for r in run.state.results] == [("PUSH", 0, True)]
     assert run.chips == (100, 100)
+
+
+def test_casino_three_to_two_only_for_a_reale_holding_the_matta():
+    run = casino("7d 5c Fc", reale_with_matta_pays="THREE_TO_TWO").do("1 STAKE 4", "1 HIT")
+    assert run.state.results[0].reale and run.chips == (96, 104)  # 7 + figure: even money
+
+
+def test_casino_the_houses_reale_collects_even_money():
+    run = casino("6d Fc 7c").do("1 STAKE 4", "1 STAND")
+    assert run.points(0) == 15 and len(run.state.hands[0].cards) == 2
+    assert [(r.result.value, r.amount) for r in run.state.results] == [("LOST", -4)] and run.chips == (104, 96)

@@ -208,3 +208,24 @@ def test_sm22_a_bank_two_sevens_triple_keeps_the_bank_as_a_reale_does():
     run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 HIT")
     assert run.state.hands[0].status is Status.SETTE_E_MEZZO and run.chips == (106, 97, 97)
     assert run.state.bank == 0 and not run.kinds("BANK_PASSED")
+
+
+@pytest.mark.parametrize(("rule", "paid"), [("S001", -10), ("ENCYCLOPEDIA", -5)])
+def test_sm19_a_many_card_sette_e_mezzo_against_a_bank_reale_s001_double_encyclopedia_single(rule, paid):
+    run = play(PLAYER_MANY_VS_BANK_REALE, natural_rule=rule)
+    assert [(r.seat, r.amount) for r in run.state.results] == [(1, paid), (2, -2 if rule == "S001" else -1)]
+
+
+@pytest.mark.parametrize(("rule", "paid"), [("S002", -5), ("S000", -5), ("S001", 0), ("ENCYCLOPEDIA", 0)])
+def test_sm19_reale_against_reale_with_ties_push_the_bank_wins_only_where_its_reale_beats(rule, paid):
+    """S002 and S000 give reale against reale to the bank outright; S001 and ENCYCLOPEDIA call it a tie, which
+    pushes when ties push."""
+    run = play(BOTH_REALE, natural_rule=rule, ties_push=True)
+    assert run.state.results[0].amount == paid
+
+
+@pytest.mark.parametrize(("deck", "options"), [("7d 6c 5s Rd 4b", {}), ("7d 6c 5s 7c 4b", {"triple_two_sevens": True})])
+def test_sm22_a_triple_is_paid_triple_when_the_bank_busts(deck, options):
+    run = table(deck, triple=True, **options).do("1 STAKE 2", "1 HIT", "2 STAKE 1", "2 STAND", "0 HIT")
+    assert run.state.hands[0].status is Status.BUST
+    assert [(r.seat, r.amount) for r in run.state.results] == [(1, 6), (2, 1)] and run.chips == (93, 106, 101)
