@@ -101,6 +101,24 @@ def test_sm6_first_bank_highest_card_king_highest_ties_redraw():
     assert out.state.bank == 2
 
 
+def test_sm6_highest_card_ties_through_the_whole_pack_draw_from_a_fresh_shuffle():
+    """Twenty ties in a row use up the pack; the draw goes on from a new shuffle (the next draw counter)."""
+    from engine import chance
+    from engine.cards import ITALIAN_40, cards_text
+
+    ties = " ".join(f"{r}{a} {r}{b}" for r in "A234567FCR" for a, b in (("d", "c"), ("s", "b")))
+    people = [Seat("a", 10), Seat("b", 10)]
+    with stacked(ties):
+        out = engine.new_table("sette_e_mezzo", people, seed=b"x", options={"first_bank": "HIGHEST_CARD"})
+    drew = [str(e.cards[0].card) for e in out.events if e.kind == "DREW"]
+    assert " ".join(drew[:40]) == ties and out.state.draws == 2
+    fresh = chance.shuffled(ITALIAN_40, b"x", 1)
+    assert drew[40:42] == cards_text(fresh[:2]).split()
+    assert len(drew) % 2 == 0 and out.state.bank == (
+        0 if fresh[len(drew) - 42].rank > fresh[len(drew) - 41].rank else 1
+    )
+
+
 def test_sm6_first_bank_seat_named_by_the_caller():
     assert table(first_bank_seat=2).state.bank == 2
     with pytest.raises(Rejected) as err:

@@ -46,6 +46,12 @@ def test_sm17_every_hand_passes_to_the_next_seat_that_can_stake():
     assert run.state.bank == 2
 
 
+def test_sm17_the_next_bank_may_hold_exactly_the_least_stake():
+    run = table("5d 5c", seats=2, chips=[100, 2], min_stake=2, ties_push=True, bank_passes_when="EVERY_HAND")
+    run.do("1 STAKE 2", "1 STAND", "0 STAND")  # a push: seat 1 keeps 2 chips, the least stake
+    assert run.chips == (100, 2) and run.state.bank == 1
+
+
 def test_sm17_never_keeps_the_bank_when_the_deck_runs_out():
     run = with_stock(table("5d 6c", seats=2, bank_passes_when="NEVER"), "Fc")
     run.do("1 STAKE 1", "1 STAND", "0 STAND")
@@ -101,6 +107,7 @@ def test_sm20_burn_first_card_once_replacement_face_down():
     assert burned.cards[0] == TableCard(parse_cards("3d")[0], PUBLIC)
     assert replaced.cards[0] == TableCard(parse_cards("4c")[0], only(1))
     assert run.legal(1) == {"STAKE": (1, 10)}  # burn_limit 1
+    assert run.state.hands[1].status is Status.WAITING and run.points(1) == 8  # the replacement's value
     assert engine.view(run.state, 2).seats[1].burned == (burned.cards[0],)
     run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
     run.do("0 DEAL")
@@ -112,6 +119,7 @@ def test_sm20_burn_any_card_replacement_face_up():
     assert "BURN" in run.legal(1)
     run.do("1 BURN")
     assert run.state.hands[1].cards[-1] == TableCard(parse_cards("Fc")[0], PUBLIC) and run.points(1) == 5
+    assert run.state.hands[1].status is Status.PLAYING and run.legal(1) == {"HIT": (0, 0), "STAND": (0, 0)}
 
 
 def test_sm20_a_burned_called_card_replaced_by_a_bust_busts():

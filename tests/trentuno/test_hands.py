@@ -86,6 +86,15 @@ def test_keys_agree_with_the_reference_evaluator() -> None:
             assert hand_key(tuple(reversed(hand)), mode) == hand_key(hand, mode)
 
 
+def test_tables_built_at_import_are_what_building_them_now_gives() -> None:
+    """The tables are built once, when the module loads; building them again must give the same keys."""
+    from engine.games.trentuno import hands
+
+    for mode in (False, True):
+        table = hands._table(mode)
+        assert len(table) == comb(32, 3) and table == all_keys(mode)
+
+
 def test_order_is_total_and_consistent() -> None:
     rng = random.Random(31)
     keys = [hand_key(h) for h in HANDS]

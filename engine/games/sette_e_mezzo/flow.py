@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine import chance
 from engine.cards import Card
 from engine.games.sette_e_mezzo.judge import DOUBLE, judge
-from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, VALUE, Scoring, is_reale, scoring
+from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale, scoring
 from engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
 from engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
 from engine.ledger import Transfer, settle
@@ -318,8 +318,3 @@ class Hand:
             self.events.append(Event("DEALT", seat=s, cards=(tc,)))
         self.phase = Phase.STAKE
         self.turn = seats[0]
-
-    def bank_up_value(self) -> int:
-        """CASINO: the value of the bank's face-up first card (a matta alone counts its lowest value)."""
-        card = self.hands[self.bank].cards[0].card
-        return self.sc.matta_low if card == self.sc.matta else VALUE[card]  # type: ignore[index]
