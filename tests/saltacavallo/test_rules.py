@@ -12,6 +12,7 @@ from engine.cards import Card
 from engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
+from engine.visibility import PUBLIC
 from tests.helpers import replace, stacked
 from tests.saltacavallo.support import act, deal, kinds, options_of, run, seen, table, with_lives
 
@@ -355,8 +356,10 @@ def test_sc10_drawn_horse_draws_again() -> None:
     state = deal(table(3, drawn_horse_draws_again=True), "5c 6b 3d Cb Cs 2s").state
     state, events, _ = run(state, (1, "KEEP"), (2, "KEEP"), (0, "DRAW"))
     assert [str(e.cards[0].card) for e in events if e.kind == "DRAW"] == ["Cb", "Cs", "2s"]
-    assert kinds(events).count("DRAW_AGAIN") == 2
+    again = [e for e in events if e.kind == "DRAW_AGAIN"]
+    assert [(e.seat, str(e.cards[0].card), e.cards[0].seen_by) for e in again] == [(0, "Cb", PUBLIC), (0, "Cs", PUBLIC)]
     assert str(state.hand[0].card) == "2s" and state.losers == (0,)  # type: ignore[union-attr]
+    assert [str(tc.card) for tc in engine.view(state, None).discards] == ["Cb", "Cs", "3d"]  # his own card last
 
 
 def test_sc10_cucu_horse_then_king_keeps_own() -> None:
@@ -406,6 +409,23 @@ def test_sc12_all_dead_hand_replays() -> None:
     assert out.state.lives == (1, 1, 0) and out.state.dealer == 0 and out.state.phase is Phase.DEAL
 
 
+def test_sc12_a_replayed_hand_after_the_dealers_draw_keeps_the_cards_shown_and_the_stock_drawn() -> None:
+    state = with_lives(table(3), (1, 1, 0))
+    state = deal(state, "5c 3d 5s").state
+    state, events, transfers = run(state, (1, "KEEP"), (0, "DRAW"))
+    replay = [(e.kind, e.seat, e.points) for e in events if e.kind in ("REPLAY", "HAND_OVER")]
+    assert replay == [("REPLAY", 0, 5), ("HAND_OVER", 0, 5)] and transfers == []
+    assert state.turn == -1 and state.losers == () and state.phase is Phase.DEAL
+    view = engine.view(state, 2)
+    assert view.turn is None and view.losers == () and view.stock_size == 37
+    assert [None if tc is None else (str(tc.card), tc.seen_by.everyone) for tc in view.cards] == [
+        ("5s", True),
+        ("5c", True),
+        None,
+    ]
+    assert [str(tc.card) for tc in view.discards] == ["3d"]
+
+
 def test_sc12_all_dead_hand_splits_the_pot() -> None:
     state = with_lives(table(3, all_dead_hand="SPLIT_POT"), (1, 1, 0))
     assert state.pot == 7
@@ -435,9 +455,10 @@ def test_sc12_split_pot_odd_chips_go_in_play_order_after_a_dealer_other_than_sea
     assert state.pot == 11 and state.dealer == 1
     state = deal(state, deck).state
     turns = [s for s in (2, 3, 0) if lives[s]]
-    state, _, transfers = run(state, *((s, "KEEP") for s in turns), (1, "KEEP"))
+    state, events, transfers = run(state, *((s, "KEEP") for s in turns), (1, "KEEP"))
     assert state.phase is Phase.OVER and state.winners == winners
     assert [(t.payee, t.amount) for t in transfers if t.reason == "pot share"] == shares
+    assert [(e.seat, e.amount) for e in events if e.kind == "POT_SHARE"] == shares
     assert sum(state.chips) == 40 and state.pot == 0
 
 
@@ -480,6 +501,7 @@ def test_sc13_revival_by_the_givers_last_life() -> None:
     out = act(_after_a_death(), 2, "REVIVE", 0)  # the giver's last life: the giver dies, and deals no more
     state = out.state
     assert state.lives == (0, 2, 1, 3) and kinds(out.events) == ["REVIVE", "DEAD", "NEXT_DEALER"]
+    assert [(e.seat, e.target, e.amount) for e in out.events] == [(2, 0, 1), (0, None, 0), (1, None, 0)]
     assert state.dealer == 1
     assert options_of(state, 0) == {("REVIVE", 1), ("REVIVE", 3)}  # not the seat revived just now
     assert options_of(state, 2) == set()
@@ -576,3 +598,8 @@ def test_a_whole_game_ends_with_one_winner_and_conserves_chips() -> None:
         state = engine.apply(state, random_step(state, rng)).state
     assert sum(state.chips) == 60 and state.pot == 0
     assert len(state.winners) == 1 and state.chips[state.winners[0]] > 10 - 3
+
+
+def test_sc7_the_view_names_seat_0_in_turn() -> None:
+    state = deal(table(3, dealer=2), "5c 6b 7s").state
+    assert state.turn == 0 and engine.view(state, 1).turn == 0 and engine.view(state, None).turn == 0

@@ -266,3 +266,24 @@ def test_hands_are_numbered_from_one_in_the_view_and_in_hand_over():
     assert [e.amount for e in run.kinds("HAND_OVER")] == [1, 2] and engine.view(run.state, 1).hand_number == 2
     fresh = engine.new_table("sette_e_mezzo", [Seat("a", 9), Seat("b", 9)], seed=b"n").state
     assert fresh.hand_number == 0 and engine.view(fresh, 0).hand_number == 0
+
+
+def test_sm1_sm3_sm20_sm21_sm22_a_profile_compiles_to_its_scoring():
+    """Scoring(rules) built afresh (scoring() caches it per profile) carries every option it reads."""
+    from engine.cards import FRENCH_40, ITALIAN_40
+    from engine.games.sette_e_mezzo.points import Scoring
+
+    plain = Scoring(SetteEMezzoRules())
+    assert plain.pack == ITALIAN_40 and plain.matta == parse_cards("Rd")[0] and plain.matta_low == 1
+    assert not plain.whole_only and not plain.ace_half and not plain.triple and plain.burn_ranks == frozenset()
+    french = Scoring(SetteEMezzoRules(pack=Pack.FRENCH, matta_card=parse_cards("7c")[0]))
+    assert french.pack == FRENCH_40 and french.matta == parse_cards("7H")[0]
+    assert Scoring(SetteEMezzoRules(matta_card=None)).matta is None
+    whole = Scoring(SetteEMezzoRules(matta_values=MattaValues.WHOLE_ONLY))
+    assert whole.whole_only and whole.matta_low == 2 and whole.points(parse_cards("Rd")) == 2
+    rich = Scoring(
+        SetteEMezzoRules(ace_half_first=True, triple=True, triple_two_sevens=True, burn_ranks=frozenset({3}))
+    )
+    assert rich.ace_half and rich.points(parse_cards("Ad 7c")) == 15
+    assert rich.is_triple(parse_cards("7d 7c")) and rich.burnable(parse_cards("3c")[0])
+    assert not rich.burnable(parse_cards("4c")[0])
