@@ -11,6 +11,7 @@ from engine.games.trentuno.state import Closing, Ending, Phase
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
 from engine.visibility import PUBLIC, only, redact
+from tests.helpers import replace
 from tests.trentuno.table import act, deal, hand_text, kinds, new, widow_text
 
 LOW = {0: "7H 8D 9S", 1: "7D 8S 9C", 2: "7S 8C 9H"}  # no ace anywhere: nobody can reach Trentuno
@@ -182,6 +183,19 @@ def test_tr10_trentuno_by_take_all() -> None:
     assert hand_text(out.state, 2) == "AC KC QC" and out.state.chips == (99, 99, 102)
 
 
+def test_tr6_widow_trentuno_for_a_dealer_between_other_seats() -> None:
+    state = new(3, dealer=1)
+    out = deal(state, {0: "7D 8S 9C", 1: "7S 8C 9H", 2: "7C 8H 9D"}, "AH JH TH")
+    s = out.state
+    taken = [e for e in out.events if e.kind == "WIDOW_TRENTUNO"]
+    assert [(e.seat, " ".join(str(tc.card) for tc in e.cards)) for e in taken] == [(1, "AH JH TH")]
+    assert all(tc.seen_by == PUBLIC for tc in taken[0].cards)
+    assert len(s.hands) == 3 and [hand_text(s, seat) for seat in range(3)] == ["7D 8S 9C", "AH JH TH", "7C 8H 9D"]
+    view = engine.view(s, None)
+    assert [str(tc.card) for tc in view.widow] == ["7S", "8C", "9H"] and all(tc.is_face_up for tc in view.widow)
+    assert s.result.winners == (1,) and s.chips == (99, 102, 99)
+
+
 def test_tr10_trentuno_reached_in_the_last_round() -> None:
     state = deal(new(3), {0: "AH KH 9S", 1: "7D 8S 9C", 2: "7S 8C 9H"}, "QH TD 8H").state
     state = act(state, 1, "STOP").state
@@ -189,6 +203,7 @@ def test_tr10_trentuno_reached_in_the_last_round() -> None:
     out = act(state, 0, "EXCHANGE", "9S QH")
     assert out.state.result.ending is Ending.TRENTUNO and out.state.result.winners == (0,)
     assert out.state.chips == (102, 99, 99)
+    assert out.state.last_left == () and engine.view(out.state, None).last_left == ()  # nobody is owed a turn
 
 
 def test_tr11_after_a_stop_every_other_player_once_more() -> None:
@@ -249,9 +264,11 @@ def test_tr14_round_guard() -> None:
     for _ in range(2):
         for seat in (1, 2, 0):
             hand = state.hands[seat]
+            before = state
             out = act(state, seat, "EXCHANGE", f"{hand[0].card} {state.widow[0].card}")
             state = out.state
-    assert "ROUND_LIMIT" in kinds(out)
+    assert [(e.seat, e.amount) for e in out.events if e.kind == "ROUND_LIMIT"] == [(0, 2)]
+    assert state.hands[0][0].card == before.widow[0].card and state.widow[0].card == before.hands[0][0].card
     assert state.closing is Closing.ROUND_LIMIT and state.stopper == 0 and state.rounds == 2
     assert state.last_left == (1, 2)
     state = act(state, 1, "PASS").state
@@ -422,3 +439,22 @@ def test_tr13_the_views_to_act_is_the_dealer_between_deals_and_nobody_after_the_
     assert state.phase is Phase.OVER and state.chips == (0, 0, 4)
     assert engine.view(state, 0).to_act is None and engine.view(state, None).to_act is None
     assert engine.to_act(state) == ()
+
+
+def test_tr13_a_first_dealer_who_cannot_pay_passes_the_deal_round_to_seat_0() -> None:
+    state = new(4, chips=[10, 10, 10, 0], dealer=3)
+    assert state.dealer == 0 and engine.to_act(state) == (0,)
+
+
+def test_lives_the_last_survivor_takes_the_pot_even_when_tied_with_the_seat_that_died() -> None:
+    """Two seats left tie for the lowest hand: both lose a life; the one that had two lives survives and takes
+    the pot, although the tie listed the other first."""
+    state = new(3, preset="VITE")
+    state = replace(state, lives=(2, 1, 0))
+    out = deal(state, {0: "7H 8D 9S", 1: "7D 8S 9C"}, LOW_WIDOW)
+    state = act(out.state, 1, "STOP").state
+    out = act(state, 0, "PASS")
+    state = out.state
+    assert state.result.winners == (1, 0) and state.lives == (1, 0, 0) and state.phase is Phase.OVER
+    over = [e for e in out.events if e.kind == "GAME_OVER"]
+    assert [(e.seat, e.amount) for e in over] == [(0, 2)] and state.chips == (101, 99, 100) and state.pot == 0
