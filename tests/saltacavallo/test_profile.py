@@ -86,3 +86,33 @@ def test_state_round_trips_and_old_versions_are_refused() -> None:
     with pytest.raises(engine.Rejected) as err:
         engine.state_from_bytes(old)
     assert err.value.reason is engine.Reason.RULES_VERSION_UNSUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"lives": 1}, None),
+        ({"lives": 99}, None),
+        ({"lives": 0}, "lives must be 1..99, not 0"),
+        ({"lives": 100}, "lives must be 1..99, not 100"),
+        ({"coin": 10**9}, None),
+        ({"coin": 10**9 + 1}, "coin must be 1..1000000000 chips, not 1000000001"),
+        ({"min_seats": 2}, None),
+        ({"min_seats": 4}, "min_seats must be 2 or 3, not 4"),
+        ({"first_dealer_seat": 19}, None),
+        ({"first_dealer_seat": 20}, "first_dealer_seat must be 0..19, not 20"),
+        (
+            {"end_at_two_split": True, "min_seats": 2},
+            "end_at_two_split stops the game at two seats, so it needs min_seats 3",
+        ),
+    ],
+    ids=str,
+)
+def test_sc2_sc3_sc4_sc15_options_at_and_past_their_bounds(changes: dict[str, Any], message: str | None) -> None:
+    rules = SaltacavalloRules(**changes)
+    if message is None:
+        rules.validate()
+        return
+    with pytest.raises(engine.Rejected) as err:
+        rules.validate()
+    assert err.value.reason is engine.Reason.INVALID_OPTION and err.value.message == message

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 import engine
+import engine.rules
 from engine.errors import Reason, Rejected
 from engine.games.trentuno.hands import HandKind
+from engine.games.trentuno.rules import TrentunoRules
 from engine.games.trentuno.state import Closing, Ending, Phase
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
@@ -458,3 +460,57 @@ def test_lives_the_last_survivor_takes_the_pot_even_when_tied_with_the_seat_that
     assert state.result.winners == (1, 0) and state.lives == (1, 0, 0) and state.phase is Phase.OVER
     over = [e for e in out.events if e.kind == "GAME_OVER"]
     assert [(e.seat, e.amount) for e in over] == [(0, 2)] and state.chips == (101, 99, 100) and state.pot == 0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"ante": 1_000_000},
+        {"max_rounds": 1},
+        {"max_rounds": 1000},
+        {"scoring": "LIVES", "ante": 0, "lives": 1},
+        {"scoring": "LIVES", "lives": 99},
+        {"first_dealer": "SEAT", "first_dealer_seat": 8},
+    ],
+    ids=str,
+)
+def test_options_accepted_at_their_bounds(options: dict[str, object]) -> None:
+    rules = engine.rules.with_options(engine.get_game("trentuno").presets["CLASSICO"], options)
+    for name, value in options.items():
+        assert engine.codec.to_data(getattr(rules, name)) == value
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"ante": 1_000_001}, "ante must be an integer in [0, 1000000], not 1000001"),
+        ({"max_rounds": 0}, "max_rounds must be an integer in [1, 1000], not 0"),
+        ({"max_rounds": 1001}, "max_rounds must be an integer in [1, 1000], not 1001"),
+        ({"lives": 0}, "lives must be an integer in [1, 99], not 0"),
+        ({"lives": 100}, "lives must be an integer in [1, 99], not 100"),
+        ({"first_dealer_seat": 9}, "first_dealer_seat must be an integer in [0, 8], not 9"),
+        ({"ante": 0}, "POT scoring needs an ante of at least 1: the deal is played for it"),
+    ],
+    ids=str,
+)
+def test_options_refused_outside_their_bounds_with_the_reason(options: dict[str, object], message: str) -> None:
+    with pytest.raises(Rejected) as err:
+        engine.rules.with_options(engine.get_game("trentuno").presets["CLASSICO"], options)
+    assert err.value.reason is Reason.INVALID_OPTION and err.value.message == message
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"tris_by_points": "yes"}, "tris_by_points must be true or false"),
+        ({"scoring": "POT"}, "scoring must be one of POT, LIVES"),
+        ({"first_dealer": "SEAT"}, "first_dealer must be one of RANDOM, SEAT"),
+        ({"ante": True}, "ante must be an integer in [0, 1000000], not True"),
+    ],
+    ids=str,
+)
+def test_a_profile_built_by_hand_is_checked_too(changes: dict[str, object], message: str) -> None:
+    """validate() also guards profiles made without with_options (plain values where enums belong)."""
+    with pytest.raises(Rejected) as err:
+        replace(TrentunoRules(), **changes).validate()
+    assert err.value.reason is Reason.INVALID_OPTION and err.value.message == message
