@@ -287,3 +287,24 @@ def test_sm1_sm3_sm20_sm21_sm22_a_profile_compiles_to_its_scoring():
     assert rich.ace_half and rich.points(parse_cards("Ad 7c")) == 15
     assert rich.is_triple(parse_cards("7d 7c")) and rich.burnable(parse_cards("3c")[0])
     assert not rich.burnable(parse_cards("4c")[0])
+
+
+def test_sm7_sm8_the_turn_skips_a_seat_that_sits_the_hand_out():
+    run = table("5d 6c 5s", seats=4, chips=[100, 100, 0, 100]).do("1 STAKE 1", "1 STAND")
+    assert run.state.hands[2].status is Status.OUT and run.state.turn == 3
+    run.do("3 STAKE 1", "3 STAND")
+    assert run.state.turn == 0 and run.state.phase is Phase.BANK
+
+
+def test_sm10_a_last_player_busting_all_in_ends_the_game_in_the_same_action():
+    run = table("5d 6c 7s", seats=2, chips=[100, 3]).do("1 STAKE 3", "1 HIT")
+    assert run.state.hands[1].status is Status.BUST and run.chips == (103, 0)
+    assert run.state.phase is Phase.OVER and [e.kind for e in run.events[-2:]] == ["HAND_OVER", "GAME_OVER"]
+
+
+def test_sm10_a_bust_shown_keeps_its_total_in_the_results():
+    run = table("5d 6c 5s 4c", reveal_hidden_on_bust=True).do("1 STAKE 1", "1 HIT", "2 STAKE 1", "2 STAND", "0 STAND")
+    first = run.state.results[0]
+    assert (first.seat, first.result.value, first.points) == (1, "BUST", 18)
+    hidden = table("5d 6c 5s 4c").do("1 STAKE 1", "1 HIT", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert hidden.state.results[0].points is None

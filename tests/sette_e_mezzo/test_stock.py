@@ -198,3 +198,18 @@ def test_sm20_any_card_a_called_burn_rank_that_busts_is_settled_at_once_never_bu
     assert run.chips == (103, 97, 100) and run.state.turn == 2 and "BURN" not in run.legal(2)
     kept = table("2d 6c 5s 4c", burn_ranks=[3, 4], burn_when="ANY_CARD").do("1 STAKE 3", "1 HIT")
     assert "BURN" in kept.legal(1) and kept.points(1) == 12  # the same 4 without a bust may be burned
+
+
+def test_sm17_the_next_deal_counts_every_player_who_can_stake_and_the_bank():
+    run = with_stock(table("5d 6c 5s"), "Fc 2c")  # three seats need three cards; two are left
+    run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.state.bank == 1 and run.state.fresh
+    run = with_stock(table("5d 6c 5s"), "Fc 2c 3c")
+    run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.state.bank == 0 and not run.state.fresh
+
+
+def test_sm17_a_player_left_with_exactly_the_least_stake_needs_a_card_in_the_next_deal():
+    run = with_stock(table("5d 5c", seats=2, chips=[100, 2], min_stake=2, ties_push=True), "Fc")
+    run.do("1 STAKE 2", "1 STAND", "0 STAND")  # a push: two seats, one card left
+    assert run.chips == (100, 2) and run.state.bank == 1
