@@ -97,3 +97,54 @@ def test_results_shown_until_the_next_deal():
     assert all(tc.card is not None for tc in engine.view(run.state, None).seats[1].cards)
     run.do("0 DEAL")
     assert engine.view(run.state, None).results == ()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"min_seats": 2, "max_seats": 2}, None),
+        ({"min_seats": 12, "max_seats": 12}, None),
+        ({"min_seats": 5, "max_seats": 4}, "seats must satisfy 2 <= min_seats <= max_seats <= 12"),
+        ({"min_stake": 7, "max_stake": 7}, None),
+        ({"min_stake": 8, "max_stake": 7}, "stakes must satisfy 1 <= min_stake <= max_stake (got 8, 7)"),
+        ({"first_bank_seat": 11}, None),
+        ({"first_bank_seat": 4, "max_seats": 4}, "first_bank_seat 4 is not a seat of a 4-seat table"),
+        ({"matta_card": engine.Card.parse("8H")}, "matta_card 8H is not in the ITALIAN 40-card pack"),
+        ({"burn_ranks": frozenset({1, 10})}, None),
+        ({"burn_ranks": frozenset({11})}, "burn_ranks must be ranks 1..10 of the ITALIAN pack"),
+        ({"burn_ranks": frozenset({0})}, "burn_ranks must be ranks 1..10 of the ITALIAN pack"),
+        ({"pack": r.Pack.FRENCH, "burn_ranks": frozenset({13})}, None),
+        ({"pack": r.Pack.FRENCH, "burn_ranks": frozenset({14})}, "burn_ranks must be ranks 1..13 of the FRENCH pack"),
+        ({"burn_limit": -1}, "burn_limit must be 0 (unlimited) or more"),
+        ({"triple_two_sevens": True}, "triple_two_sevens needs triple"),
+        (
+            {"house_bank": True},
+            "a house bank never passes: set bank_passes_when=NEVER and bank_passes_on_reale=false",
+        ),
+        ({"forced_draws": True}, "forced_draws compares with the bank's up card: set bank_first_card_up"),
+    ],
+    ids=str,
+)
+def test_sm4_sm8_sm20_sm22_casino_options_at_and_past_their_bounds(changes, message):
+    rules = SetteEMezzoRules(**changes)
+    if message is None:
+        rules.validate()
+        return
+    with pytest.raises(Rejected) as err:
+        rules.validate()
+    assert err.value.reason is Reason.INVALID_OPTION and err.value.message == message
+
+
+def test_sm1_sm3_every_italian_card_has_its_french_counterpart_and_back():
+    from engine.cards import FRENCH_40, ITALIAN_40
+
+    figures = {"F": "J", "C": "Q", "R": "K"}
+    suits = {"d": "D", "c": "H", "s": "S", "b": "C"}
+    for card in ITALIAN_40:
+        rank, suit = str(card)
+        french = engine.Card.parse(figures.get(rank, rank) + suits[suit])
+        assert r.pack_card(card, r.Pack.FRENCH) == french and r.pack_card(french, r.Pack.ITALIAN) == card
+        assert r.pack_card(card, r.Pack.ITALIAN) == card and r.pack_card(french, r.Pack.FRENCH) == french
+    assert {r.pack_card(c, r.Pack.FRENCH) for c in ITALIAN_40} == set(FRENCH_40)
+    for text in ("8H", "9D", "TS", "TC"):
+        assert r.pack_card(engine.Card.parse(text), r.Pack.ITALIAN) is None
