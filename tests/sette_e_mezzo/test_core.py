@@ -308,3 +308,17 @@ def test_sm10_a_bust_shown_keeps_its_total_in_the_results():
     assert (first.seat, first.result.value, first.points) == (1, "BUST", 18)
     hidden = table("5d 6c 5s 4c").do("1 STAKE 1", "1 HIT", "2 STAKE 1", "2 STAND", "0 STAND")
     assert hidden.state.results[0].points is None
+
+
+def test_sm21_an_ace_first_counts_half_to_avoid_a_bust_or_keeps_its_one():
+    assert pts("Ad 6c Fb", ace_half_first=True) == 15  # 1 + 6 + ½ is already 7½: the ace stays 1
+    assert pts("Ad 6c Cb Fb", ace_half_first=True) == 15  # 8 would bust: the ace counts ½
+    assert pts("Ad Rd 6c Fb", ace_half_first=True) == 15  # with the matta too: ½ + 6 + ½ + matta ½
+    assert pts("Ad Rd 6c Fb") == 16
+
+
+def test_sm22_a_triple_with_the_matta_first_or_second():
+    sc = scoring(SetteEMezzoRules(triple=True))
+    assert sc.is_triple(parse_cards("Rd 7c")) and sc.is_triple(parse_cards("7c Rd"))
+    assert not sc.is_triple(parse_cards("Rd Fc")) and not sc.is_triple(parse_cards("Fc Rd"))
+    assert not sc.is_triple(parse_cards("Rd 6c")) and not sc.is_triple(parse_cards("7c 7d"))
