@@ -178,3 +178,10 @@ def test_tr8_tris_by_points() -> None:
     assert key("AH AD AS", True) > key("KH KD KS", True) > key("KH KD QS", True) > key("TH TD TS", True)
     assert key("TH TD TS", True) > key("9H 9D 9S", True) > key("AH AD JC", True)
     assert key("KH KD JC", True)[0] == TRIS
+
+
+def test_tr8_the_default_reading_is_one_rank_for_a_tris() -> None:
+    """Without tris_by_points, K Q J of three suits is the best single card, not a tris."""
+    cards = parse_cards("KH QD JS")
+    assert hand_key(cards) == hand_key(cards, False) == evaluate(cards) == (SUIT_SUM, 10, 13, 12, 11)
+    assert hand_key(cards, True)[0] == TRIS
