@@ -68,3 +68,9 @@ def test_states_are_immutable_and_hashable(game_id: str, preset: str) -> None:
                 state, engine.legal_actions(state, engine.to_act(state)[0])[0].example(engine.to_act(state)[0])
             )
     assert [engine.state_to_bytes(s) for s in states] == before  # acting on a state never changes it
+
+
+@pytest.mark.parametrize("game_id", sorted(SEATS))
+def test_a_new_table_is_at_sequence_0_and_each_action_adds_one(game_id: str) -> None:
+    states = _states(game_id, engine.get_game(game_id).default_preset)
+    assert [s.seq for s in states] == list(range(len(states)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -603,3 +604,53 @@ def test_a_whole_game_ends_with_one_winner_and_conserves_chips() -> None:
 def test_sc7_the_view_names_seat_0_in_turn() -> None:
     state = deal(table(3, dealer=2), "5c 6b 7s").state
     assert state.turn == 0 and engine.view(state, 1).turn == 0 and engine.view(state, None).turn == 0
+
+
+def test_sc2_sc3_sc4_a_table_refused_says_why() -> None:
+    def refused(seats: list[Seat], **options: Any) -> str:
+        with pytest.raises(engine.Rejected) as err:
+            engine.new_table("saltacavallo", seats, seed=b"s", options=options)
+        return err.value.message
+
+    assert refused([Seat("a", 9), Seat("b", 9)]) == "saltacavallo starts with 3..20 seats, not 2"
+    assert (
+        refused([Seat("a", 9), Seat("b", 9), Seat("c", 8)], coin=3) == "seat 2 ('c') has 8 chips; 3 lives of 3 need 9"
+    )
+    assert (
+        refused([Seat("a", 9)] * 3, first_dealer="SEAT", first_dealer_seat=3)
+        == "first_dealer_seat 3 is not at this 3-seat table"
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "deck", "draws"),
+    [
+        ("SECOND_DENARI", "5d 2d", 2),
+        ("DUE_DI_DENARI", "2d", 2),
+        ("RE_DI_DENARI", "Rd", 2),
+        ("RANDOM", "", 1),
+        ("SEAT", "", 0),
+    ],
+)
+def test_sc4_each_way_of_choosing_the_dealer_uses_its_draws(method: str, deck: str, draws: int) -> None:
+    with stacked(deck):
+        state = engine.new_table(
+            "saltacavallo", [Seat(f"p{i}", 9) for i in range(3)], seed=b"s", options={"first_dealer": method}
+        ).state
+    assert state.draws == draws
+
+
+def test_sc10_at_the_dealers_turn_only_the_dealer_acts_and_the_view_names_nobody_in_turn() -> None:
+    state = deal(table(3), "5c 6b 3d").state
+    state = run(state, (1, "KEEP"), (2, "KEEP"))[0]
+    assert state.phase is Phase.DEALER and engine.to_act(state) == (0,)
+    assert engine.legal_actions(state, 1) == () and engine.legal_actions(state, 2) == ()
+    assert engine.view(state, 1).turn is None and engine.view(state, None).turn is None
+
+
+def test_sc12_a_split_pot_ends_the_game_with_no_single_winner() -> None:
+    state = with_lives(table(3, all_dead_hand="SPLIT_POT"), (1, 1, 0))
+    state = deal(state, "5c 5d").state
+    events = run(state, (1, "KEEP"), (0, "KEEP"))[1]
+    over = [e for e in events if e.kind == "GAME_OVER"]
+    assert [(e.seat, e.amount) for e in over] == [(None, 9)]

@@ -104,3 +104,8 @@ def test_casino_the_houses_reale_collects_even_money():
     run = casino("6d Fc 7c").do("1 STAKE 4", "1 STAND")
     assert run.points(0) == 15 and len(run.state.hands[0].cards) == 2
     assert [(r.result.value, r.amount) for r in run.state.results] == [("LOST", -4)] and run.chips == (104, 96)
+
+
+def test_casino_a_lone_matta_must_draw_even_against_a_figure():
+    run = casino("Rd Fc 5c").do("1 STAKE 2")
+    assert run.legal(1) == {"HIT": (0, 0)}  # the matta alone (½) is not below the house's ½, yet must draw

@@ -151,7 +151,9 @@ def test_sm8_raise_on_decision_raises_never_lowers_never_above_max():
     run.do("1 HIT 3")
     assert run.state.hands[1].stake == 7 and run.kinds("HIT")[0].amount == 3
     assert run.legal(1)["STAND"] == (0, 3)
+    assert run.state.hands[1].status is Status.PLAYING and engine.view(run.state, 2).seats[1].burned == ()
     run.do("1 STAND 3", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.kinds("STOOD")[0].amount == 3
     assert run.transfers[-2].amount == 10  # 5 < 7: the raised stake of 10 goes to the bank
 
 
@@ -322,3 +324,28 @@ def test_sm22_a_triple_with_the_matta_first_or_second():
     assert sc.is_triple(parse_cards("Rd 7c")) and sc.is_triple(parse_cards("7c Rd"))
     assert not sc.is_triple(parse_cards("Rd Fc")) and not sc.is_triple(parse_cards("Fc Rd"))
     assert not sc.is_triple(parse_cards("Rd 6c")) and not sc.is_triple(parse_cards("7c 7d"))
+
+
+def test_sm4_seat_counts_at_and_past_the_profiles_bounds():
+    assert table(seats=12).state.seat_count == 12
+    with pytest.raises(Rejected) as err:
+        engine.new_table("sette_e_mezzo", [Seat(f"p{i}", 9) for i in range(13)], seed=b"x")
+    assert err.value.reason is Reason.INVALID_SEATS
+    assert err.value.message == "sette e mezzo under these rules seats 2..12, bank included; got 13"
+    with pytest.raises(Rejected) as err:
+        engine.new_table("sette_e_mezzo", [Seat("a", 9), Seat("b", 9)], seed=b"x", preset="DELLARTI")
+    assert err.value.message == "sette e mezzo under these rules seats 3..12, bank included; got 2"
+
+
+def test_sm6_first_bank_seat_must_be_at_the_table():
+    assert table(seats=3, first_bank_seat=2).state.bank == 2
+    with pytest.raises(Rejected) as err:
+        table(seats=3, first_bank_seat=3)
+    assert err.value.reason is Reason.INVALID_OPTION and err.value.message == "first_bank_seat 3 is not at this table"
+
+
+def test_sm8_sm20_a_raise_keeps_the_cards_burned_before_it():
+    run = table("2d 6c 7s 4c Ac", burn_ranks=[4], burn_when="ANY_CARD", raise_on_decision=True)
+    run.do("1 STAKE 2", "1 HIT", "1 BURN", "1 HIT 3")
+    hand = run.state.hands[1]
+    assert [str(tc.card) for tc in hand.burned] == ["4c"] and hand.stake == 5 and hand.status is Status.PLAYING

@@ -213,3 +213,12 @@ def test_sm17_a_player_left_with_exactly_the_least_stake_needs_a_card_in_the_nex
     run = with_stock(table("5d 5c", seats=2, chips=[100, 2], min_stake=2, ties_push=True), "Fc")
     run.do("1 STAKE 2", "1 STAND", "0 STAND")  # a push: two seats, one card left
     assert run.chips == (100, 2) and run.state.bank == 1
+
+
+def test_sm18_sm20_with_no_card_anywhere_the_bank_may_only_stand_and_nobody_burns():
+    run = with_stock(table("3d 6c", seats=2, burn_ranks=[3]), "")
+    assert run.legal(1) == {"STAKE": (1, 10)}  # a 3, but no card to replace it
+    run.do("1 STAKE 1")
+    assert run.legal(1) == {"STAND": (0, 0)}
+    run.do("1 STAND")
+    assert run.legal(0) == {"STAND": (0, 0)}

@@ -514,3 +514,15 @@ def test_a_profile_built_by_hand_is_checked_too(changes: dict[str, object], mess
     with pytest.raises(Rejected) as err:
         replace(TrentunoRules(), **changes).validate()
     assert err.value.reason is Reason.INVALID_OPTION and err.value.message == message
+
+
+def test_tr2_tr3_a_table_refused_says_why() -> None:
+    with pytest.raises(Rejected) as err:
+        engine.new_table("trentuno", [Seat("a", 5), Seat("b", 0), Seat("c", 5)], seed=b"s")
+    assert err.value.reason is Reason.INVALID_SEATS
+    assert err.value.message == "only 2 seat(s) can pay the ante of 1; a deal needs 3"
+    with pytest.raises(Rejected) as err:
+        new(3, dealer=3)
+    assert err.value.reason is Reason.INVALID_OPTION
+    assert err.value.message == "first_dealer_seat 3 is not at this 3-seat table"
+    assert new(3, dealer=2).dealer == 2
