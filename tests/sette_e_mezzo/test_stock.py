@@ -56,8 +56,10 @@ def test_sm17_never_keeps_the_bank_when_the_deck_runs_out():
     run = with_stock(table("5d 6c", seats=2, bank_passes_when="NEVER"), "Fc")
     run.do("1 STAKE 1", "1 STAND", "0 STAND")
     assert run.state.bank == 0 and not run.state.fresh
+    draws = run.state.draws
     run.do("0 DEAL")
     assert run.kinds("SHUFFLED")[-1].amount == 3  # the stock and the discards, not a fresh pack
+    assert run.state.draws == draws + 1 and engine.view(run.state, None).discard_size == 0
 
 
 def test_sm18_continue_plays_the_stock_down_across_hands():
@@ -222,3 +224,21 @@ def test_sm18_sm20_with_no_card_anywhere_the_bank_may_only_stand_and_nobody_burn
     assert run.legal(1) == {"STAND": (0, 0)}
     run.do("1 STAND")
     assert run.legal(0) == {"STAND": (0, 0)}
+
+
+def test_sm18_a_stock_of_exactly_one_card_per_seat_deals_the_next_hand_unshuffled():
+    run = with_stock(table("5d 6c 5s"), "Ac 2c 3c", "4b 5b")
+    run.do("1 STAKE 1", "1 STAND", "2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.state.bank == 0 and not run.state.fresh
+    shuffles = len(run.kinds("SHUFFLED"))
+    run.do("0 DEAL")
+    assert len(run.kinds("SHUFFLED")) == shuffles and run.state.stock == ()
+    assert [str(h.cards[0].card) for h in run.state.hands] == ["3c", "Ac", "2c"]
+
+
+def test_sm18_on_matta_a_matta_drawn_face_up_calls_for_a_fresh_pack():
+    run = table("Fd 6c 5s Rd", reshuffle="ON_MATTA", bank_passes_on_reale=False)
+    run.do("1 STAKE 1", "1 HIT")  # a fante and the matta face up: 7½
+    assert run.state.matta_shown
+    run.do("2 STAKE 1", "2 STAND", "0 STAND")
+    assert run.state.fresh and run.state.bank == 0
