@@ -654,3 +654,11 @@ def test_sc12_a_split_pot_ends_the_game_with_no_single_winner() -> None:
     events = run(state, (1, "KEEP"), (0, "KEEP"))[1]
     over = [e for e in events if e.kind == "GAME_OVER"]
     assert [(e.seat, e.amount) for e in over] == [(None, 9)]
+
+
+def test_sc6_sc10_with_every_player_safe_the_dealer_draws_from_the_stock_left_by_the_deal() -> None:
+    out = deal(table(3), "Cc Rb 3d 6s")  # seats 1 and 2 are safe at once: the dealer's turn comes straight away
+    state = out.state
+    assert state.phase is Phase.DEALER and engine.view(state, None).stock_size == 37
+    state, events, _ = run(state, (0, "DRAW"))
+    assert [str(e.cards[0].card) for e in events if e.kind == "DRAW"] == ["6s"]
