@@ -46,3 +46,20 @@ def test_stream_extends_when_rejections_use_up_the_buffer():
     # n just above 2**31 rejects almost half the words; the stream must extend, not fail.
     values = [chance.randbelow(2**31 + 1, b"x", i) for i in range(200)]
     assert all(0 <= v <= 2**31 for v in values)
+
+
+def test_an_extended_stream_reads_on_from_where_the_buffer_ended():
+    """When rejections use up the buffer, the stream is extended, not restarted: each draw is the first word of
+    SHAKE-256(domain, counter, seed), read four bytes at a time, that falls below the rejection limit."""
+    import hashlib
+
+    n = 2**31 + 1  # nearly half of all words are rejected
+    limit = 2**32 - 2**32 % n
+    extended = 0
+    for counter in range(512):
+        raw = hashlib.shake_256(b"mazziere/chance/v1" + counter.to_bytes(8, "big") + b"x").digest(4096)
+        words = [int.from_bytes(raw[i : i + 4], "big") for i in range(0, len(raw), 4)]
+        first = next(i for i, w in enumerate(words) if w < limit)
+        extended += first >= 5  # beyond the five words a single draw reads first
+        assert chance.randbelow(n, b"x", counter) == words[first] % n
+    assert extended  # some counters needed the extension

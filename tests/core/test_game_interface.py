@@ -44,6 +44,23 @@ def test_apply_checks_turn_kind_seat_and_amount_before_play():
     rejected(state, Action(0, "BET", 1, target=2), Reason.ILLEGAL_ACTION)
 
 
+def test_every_refusal_says_what_was_wrong():
+    state = table()
+    assert rejected(state, Action(1, "BET", 1), Reason.NOT_YOUR_TURN) == "seat 1 may not act now; waiting for seat 0"
+    assert rejected(state, Action(0, "FOLD"), Reason.ILLEGAL_ACTION) == "'FOLD' is not allowed now; seat 0 may: BET"
+    assert (
+        rejected(state, Action(0, "BET", 1, target=2), Reason.ILLEGAL_ACTION)
+        == "BET is not allowed with these cards or target seat"
+    )
+    assert rejected(state, Action(3, "BET", 1), Reason.INVALID_SEAT) == "seat 3 is not at this 3-seat table"
+    assert rejected(state, Action(0, "BET", 6), Reason.STAKE_OUT_OF_RANGE) == "BET amount 6 is outside [1, 5]"
+    with stacked("Ad Rd 2d"):
+        state = table()
+    for seat in range(3):
+        state = engine.apply(state, Action(seat, "BET", 2 if seat < 2 else 3)).state
+    assert rejected(state, Action(0, "BET", 1), Reason.GAME_OVER) == "the game is over; no action is possible"
+
+
 def test_apply_counts_accepted_actions_and_ends_the_game():
     with stacked("Ad Rd 2d"):
         state = table()

@@ -15,6 +15,7 @@ def test_a_bank_may_go_below_zero():
     assert chips == (-4, 5)
 
 
-def test_negative_transfers_are_refused():
-    with pytest.raises(ValueError):
+def test_negative_transfers_are_refused_and_empty_ones_change_nothing():
+    with pytest.raises(ValueError, match=r"negative transfer Transfer\(payer=0, payee=1, amount=-1"):
         settle((1, 1), 0, [Transfer(0, 1, -1)])
+    assert settle((1, 1), 2, [Transfer(0, 1, 0), Transfer(POT, 1, 0)]) == ((1, 1), 2)
