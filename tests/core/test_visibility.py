@@ -126,3 +126,50 @@ def test_redact_fallback_unions_and_fixed_tuples() -> None:
     assert theirs.maybe == Hand(1, (TableCard(None, only(0)),))
     assert redact(Mixed(HIDDEN, (SHOWN, DEALT)), None).either == TableCard(None, only(0))
     assert redact(Mixed(SHOWN, (SHOWN, DEALT)), None).maybe is None
+
+
+def _seen(card: TableCard, viewer: int | None) -> TableCard:
+    return card if card.card is None or card.seen_by.admits(viewer) else TableCard(None, card.seen_by)
+
+
+def test_a_kind_of_value_redacted_for_the_first_time_compiles_to_the_plain_rule():
+    """Redactors are compiled once per kind of value; kinds made here are new to the engine, so their redactors
+    are built in this test, and must do what the rule says: cards hidden, unseen events dropped, the rest kept."""
+
+    @dataclass(frozen=True)
+    class Place:
+        cards: tuple[TableCard, ...]
+        last: TableCard | None
+        name: str
+
+    @dataclass(frozen=True)
+    class Board:
+        places: tuple[Place, ...]
+        log: tuple[Event, ...]
+        top: TableCard
+        pair: tuple[TableCard, TableCard]
+        count: int
+
+    board = Board(
+        places=(Place((HIDDEN, SHOWN), HIDDEN, "a"), Place((face_down(RE, 1),), None, "b")),
+        log=(DEALT, WHISPER, Event("HIT", seat=1, cards=(SHOWN,))),
+        top=face_down(ACE, 2),
+        pair=(HIDDEN, face_down(RE, 0, 1)),
+        count=3,
+    )
+    for viewer in (None, 0, 1, 2):
+        expected = Board(
+            places=tuple(
+                Place(tuple(_seen(c, viewer) for c in p.cards), p.last and _seen(p.last, viewer), p.name)
+                for p in board.places
+            ),
+            log=tuple(
+                Event(e.kind, e.seat, e.target, tuple(_seen(c, viewer) for c in e.cards), e.amount, e.points, e.seen_by)
+                for e in board.log
+                if e.seen_by.admits(viewer)
+            ),
+            top=_seen(board.top, viewer),
+            pair=tuple(_seen(c, viewer) for c in board.pair),  # type: ignore[arg-type]
+            count=3,
+        )
+        assert redact(board, viewer) == expected, viewer
