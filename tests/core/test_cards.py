@@ -37,3 +37,11 @@ def test_bad_notation_is_a_typed_rejection(text):
 def test_figures():
     assert [c.is_figure for c in parse_cards("7d Fd Cd Rd")] == [False, True, True, True]
     assert [c.is_figure for c in parse_cards("7H TH JH QH KH AH")] == [False, False, True, True, True, False]
+
+
+def test_a_card_orders_strictly_against_itself_and_reads_back_from_its_repr():
+    for card in ITALIAN_40 + FRENCH_40:
+        assert not card < card and not card > card and card <= card and card >= card
+        assert repr(card) == f"Card.parse({str(card)!r})" and eval(repr(card), {"Card": Card}) is card
+    ace, re = Card.parse("Ad"), Card.parse("Rd")
+    assert ace < re and re > ace and ace <= re and re >= ace and not re <= ace and not ace >= re

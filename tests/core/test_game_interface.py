@@ -203,3 +203,26 @@ def test_an_unreadable_state_names_the_path_to_the_bad_value():
         with pytest.raises(Rejected) as err:
             engine.state_from_bytes(json.dumps(data).encode())
         assert err.value.reason is reason and message in err.value.message, err.value.message
+
+
+def test_messages_name_every_seat_waited_for_and_every_move_allowed():
+    from engine.table import LegalAction
+    from tests.helpers import replace
+
+    game = engine.get_game("saltacavallo")
+    assert {g.id for g in engine.all_games()} == {"sette_e_mezzo", "saltacavallo", "trentuno", "toy"}
+    options = {"first_dealer": "SEAT", "first_dealer_seat": 3}
+    state = engine.new_table(game.id, [Seat(f"p{i}", 3) for i in range(4)], seed=b"m", options=options).state
+    state = replace(state, lives=(0, 3, 0, 3))  # two dead seats may ask for a life; the dealer may deal
+    assert engine.to_act(state) == (0, 2, 3)
+    assert rejected(state, Action(1, "KEEP"), Reason.NOT_YOUR_TURN).endswith("waiting for seat 0, 2, 3")
+    sette = engine.new_table("sette_e_mezzo", [Seat("a", 9), Seat("b", 9)], seed=b"m", options={"first_bank": "SEAT"})
+    state = engine.apply(engine.apply(sette.state, Action(0, "DEAL")).state, Action(1, "STAKE", 1)).state
+    assert (
+        rejected(state, Action(1, "DEAL"), Reason.ILLEGAL_ACTION) == "'DEAL' is not allowed now; seat 1 may: HIT, STAND"
+    )
+    assert LegalAction("SWAP", target=2).example(1) == Action(1, "SWAP", 0, 2)
+    assert str(Rejected(Reason.GAME_OVER, "done")) == "GAME_OVER: done"
+    with pytest.raises(Rejected) as err:
+        engine.get_game("poker")
+    assert err.value.message == "unknown game 'poker'; games are: saltacavallo, sette_e_mezzo, toy, trentuno"
