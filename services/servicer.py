@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +26,8 @@ from services.codec import to_plain, to_proto
 from services.errors import ServiceError, ServiceReason
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring, TokenError
+from services.recent import RecentStates
+from services.sealing import Keyring, OldTokenError, TokenError
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
 _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
@@ -66,12 +65,7 @@ class TableCore:
         self.trusted_mode = trusted_mode
         self.max_replay_actions = max_replay_actions
         self._games: svc.ListGamesResponse | None = None
-        self._recent: OrderedDict[bytes, TableState] = OrderedDict()
-        """Tokens this process sealed lately, with their states: a memo that skips decrypting and decoding
-        the token a caller sends back (it is the very bytes we made, so it is authentic). Bounded; losing it
-        changes nothing but speed."""
-        self._recent_lock = threading.Lock()
-        self.recent_size = recent_size
+        self.recent = RecentStates(recent_size)
 
     # -- handlers ----------------------------------------------------------------------------------
 
@@ -183,11 +177,7 @@ class TableCore:
         if self.trusted_mode:
             return raw
         token = self.keyring.seal(raw, state.table_id, state.seq)
-        if self.recent_size:
-            with self._recent_lock:
-                self._recent[token] = state
-                if len(self._recent) > self.recent_size:
-                    self._recent.popitem(last=False)
+        self.recent.put(token, state)
         return token
 
     def _open(self, raw: bytes, table_id: str, call: Call) -> Any:
@@ -195,16 +185,20 @@ class TableCore:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request names no table_id")
         if not raw:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request carries no state")
-        if raw[:1] == b"{":
+        if engine.wire.is_plain_state(raw):
             if not self.trusted_mode:
                 raise ServiceError.of(ServiceReason.PLAIN_STATE_REFUSED, "this server accepts only sealed state tokens")
             state = _engine(lambda: engine.state_from_bytes(raw))
             call.plain_state = True
-        elif (known := self._recent.get(raw)) is not None:
+        elif (known := self.recent.get(raw)) is not None:
             state = known
         else:
             try:
                 header, payload = self.keyring.open(raw)
+            except OldTokenError as exc:
+                raise ServiceError.from_rejected(
+                    engine.Rejected(engine.Reason.RULES_VERSION_UNSUPPORTED, str(exc))
+                ) from None
             except TokenError as exc:
                 raise ServiceError.of(ServiceReason.INVALID_TOKEN, str(exc)) from None
             state = _engine(lambda: engine.state_from_bytes(payload))

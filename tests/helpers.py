@@ -7,12 +7,41 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import msgspec
 import pytest
 
 import engine
 from engine import chance
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
+from engine.values import field_names
+
+
+def with_rules_version(raw: bytes, version: int) -> bytes:
+    """State bytes whose rule profile claims another rules version (an older engine's table)."""
+    fmt, game, rules, body = msgspec.msgpack.decode(raw, type=tuple[int, str, msgspec.Raw, msgspec.Raw])
+    _, preset, overrides = msgspec.msgpack.decode(rules)
+    old = msgspec.msgpack.encode((version, preset, overrides))
+    return msgspec.msgpack.encode((fmt, game, msgspec.Raw(old), body))
+
+
+def edit_state_bytes(raw: bytes, **changes: Any) -> bytes:
+    """State bytes with some fields of the body replaced by raw MessagePack data (for crafting bad states)."""
+    fmt, game, rules, body = msgspec.msgpack.decode(raw)
+    names = [n for n in field_names(engine.get_game(game).state_type) if n not in ("game", "rules")]
+    for name, value in changes.items():
+        if name == "rules":
+            rules = value
+        else:
+            body[names.index(name)] = value
+    return msgspec.msgpack.encode([fmt, game, rules, body])
+
+
+def state_field(raw: bytes, name: str) -> Any:
+    """One field of the body of state bytes, as raw MessagePack data."""
+    _, game, _, body = msgspec.msgpack.decode(raw)
+    names = [n for n in field_names(engine.get_game(game).state_type) if n not in ("game", "rules")]
+    return body[names.index(name)]
 
 
 @contextmanager

@@ -8,7 +8,6 @@ indifference to the process-wide ``random`` module, and determinism (a replay gi
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +18,7 @@ import engine
 from engine.cards import Card
 from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
+from engine.values import field_names, is_value, replace
 from engine.visibility import TableCard, Viewer, redact
 from tests.helpers import random_step
 
@@ -150,11 +150,11 @@ def _walk(value: Any, viewer: Viewer, visit: Any, field: str = "") -> Any:
         return (visit(value) or value) if field == "stock" else value
     if isinstance(value, tuple):
         return tuple(_walk(v, viewer, visit, field) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_value(type(value)):
         changes = {
-            f.name: _walk(v, viewer, visit, f.name)
-            for f in dataclasses.fields(value)
-            if isinstance(v := getattr(value, f.name), tuple | TableCard) or dataclasses.is_dataclass(v)
+            name: _walk(v, viewer, visit, name)
+            for name in field_names(type(value))
+            if isinstance(v := getattr(value, name), tuple | TableCard) or is_value(type(v))
         }
-        return dataclasses.replace(value, **changes) if changes else value
+        return replace(value, **changes) if changes else value
     return value

@@ -1,15 +1,13 @@
-from dataclasses import dataclass
-
 from engine.cards import Card
 from engine.table import Event
+from engine.values import Value
 from engine.visibility import NOBODY, PUBLIC, TableCard, face_down, face_up, only, redact
 
 ACE = Card.parse("Ad")
 RE = Card.parse("Rd")
 
 
-@dataclass(frozen=True)
-class Hand:
+class Hand(Value, frozen=True):
     owner: int
     cards: tuple[TableCard, ...]
 

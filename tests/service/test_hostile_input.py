@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import grpc
+import msgspec
 
 from services.errors import MAX_MESSAGE
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
 from services.gen.mazziere.v1 import table_pb2 as pb
+from tests.helpers import edit_state_bytes, state_field
 from tests.service.conftest import Running
 from tests.service.helpers import Client, error_info
 from tests.service.test_errors import act_request, first_move, refused, still_playable
@@ -71,16 +71,17 @@ def test_echoed_input_is_bounded_so_the_refusal_stays_typed(client: Client) -> N
 def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(trusted: Running) -> None:
     stub = trusted.stub
     created = stub.CreateTable(svc.CreateTableRequest(game="sette_e_mezzo", seats=seats()))
-    good = json.loads(created.state)
-    hands = good["hands"]
+    good = created.state
+    hands = state_field(good, "hands")
     broken = {
-        b'{"game": []}': "INVALID_STATE",
-        b'{"game": {}}': "INVALID_STATE",
-        json.dumps({**good, "names": []}).encode(): "INVALID_STATE",
-        json.dumps({**good, "seq": -1}).encode(): "INVALID_STATE",
-        json.dumps({**good, "chips": [2**63, 100, 100]}).encode(): None,
-        json.dumps({**good, "turn": 40, "bank": 40}).encode(): None,
-        json.dumps({**good, "hands": hands[:1]}).encode(): None,
+        msgspec.msgpack.encode([[], [], [], []]): "INVALID_STATE",
+        msgspec.msgpack.encode([2, {}, [], []]): "INVALID_STATE",
+        b'{"game": "sette_e_mezzo"}': "RULES_VERSION_UNSUPPORTED",
+        edit_state_bytes(good, names=[]): "INVALID_STATE",
+        edit_state_bytes(good, seq=-1): "INVALID_STATE",
+        edit_state_bytes(good, chips=[2**63, 100, 100]): None,
+        edit_state_bytes(good, turn=40, bank=40): None,
+        edit_state_bytes(good, hands=hands[:1]): None,
     }
     for raw, reason in broken.items():
         calls = [

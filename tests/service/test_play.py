@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 import random
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 
 import engine
 from engine.cards import Card
+from engine.codec import is_record, record_fields
 from engine.table import TableState
 from engine.visibility import TableCard, Viewer, redact
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -48,9 +48,9 @@ def _admitted(value: Any, viewer: Viewer, out: set[str]) -> None:
     elif isinstance(value, tuple | list):
         for v in value:
             _admitted(v, viewer, out)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            _admitted(getattr(value, f.name), viewer, out)
+    elif is_record(type(value)):
+        for name in record_fields(type(value)):
+            _admitted(getattr(value, name), viewer, out)
 
 
 def _stock(state: TableState) -> set[str]:

@@ -5,7 +5,6 @@ Seats are numbered in play order (anticlockwise): seat ``i + 1`` is "the seat on
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -24,6 +23,7 @@ from engine.games.saltacavallo.rules import (
 from engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
 from engine.ledger import POT, Transfer, settle
 from engine.table import Action, Event, LegalAction, Outcome, Seat
+from engine.values import replace
 from engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
 
 FANTE = 8
@@ -310,7 +310,7 @@ def _deal(state: SaltacavalloState) -> Outcome:
     turn = _next_turn(lives, hand, dealer, dealer)
     fresh: dict[str, Any] = {"draws": draws, "discards": (), "hands": state.hands + 1, "losers": (), "revived": ()}
     if turn >= 0:
-        state = dataclasses.replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
+        state = replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
         return Outcome(state, tuple(events))
     return _dealers_turn(state, hand, stock, events, fresh)
 
@@ -330,7 +330,7 @@ def _swap(state: SaltacavalloState, seat: int, target: int) -> Outcome:
 def _after_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], events: list[Event]) -> Outcome:
     turn = _next_turn(state.lives, hand, state.dealer, state.turn)
     if turn >= 0:
-        return Outcome(dataclasses.replace(state, hand=tuple(hand), turn=turn), tuple(events))
+        return Outcome(replace(state, hand=tuple(hand), turn=turn), tuple(events))
     return _dealers_turn(state, hand, state.stock, events, {})
 
 
@@ -358,7 +358,7 @@ def _dealers_turn(
     own = revealed[dealer]
     assert own is not None and own.card is not None
     if own.card.rank <= FANTE:
-        state = dataclasses.replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
+        state = replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
         return Outcome(state, tuple(events))
     return _finish_hand(state, revealed, stock, events, changes)
 
@@ -413,7 +413,7 @@ def _finish_hand(
         events.append(Event("REPLAY", seat=dealer, points=low))
         events.append(Event("HAND_OVER", seat=dealer, points=low))
         changes.update(hand=hand_t, stock=stock, turn=-1, phase=Phase.DEAL, losers=())
-        return Outcome(dataclasses.replace(state, **changes), tuple(events))
+        return Outcome(replace(state, **changes), tuple(events))
     transfers: list[Transfer] = []
     coin = rules.coin
     for s in losers:
@@ -458,7 +458,7 @@ def _finish_hand(
         losers=tuple(losers),
         winners=winners,
     )
-    state = dataclasses.replace(state, **changes)
+    state = replace(state, **changes)
     return Outcome(state, tuple(events), tuple(transfers))
 
 
@@ -477,7 +477,5 @@ def _revive(state: SaltacavalloState, dead: int, giver: int) -> Outcome:
             dealer = next_living(lives, giver)
             events.append(Event("NEXT_DEALER", seat=dealer))
     chips, pot = settle(state.chips, state.pot, transfers)
-    state = dataclasses.replace(
-        state, lives=tuple(lives), chips=chips, pot=pot, dealer=dealer, revived=(*state.revived, dead)
-    )
+    state = replace(state, lives=tuple(lives), chips=chips, pot=pot, dealer=dealer, revived=(*state.revived, dead))
     return Outcome(state, tuple(events), transfers)
