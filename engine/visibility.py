@@ -179,6 +179,20 @@ def redact(value: T, viewer: Viewer) -> T:
     return _redact(value, viewer)  # type: ignore[no-any-return]
 
 
+def redact_events(events: tuple[Any, ...], viewer: Viewer) -> tuple[Any, ...]:
+    """The events ``viewer`` may see, their hidden cards face down (:func:`redact`, compiled for events)."""
+    return _events_redactor()(events, viewer)  # type: ignore[no-any-return]
+
+
+@cache
+def _events_redactor() -> Redactor:
+    from engine.table import Event  # events are built on audiences and table cards: imported once, late
+
+    redactor = _redactor(tuple[Event, ...])
+    assert redactor is not None
+    return redactor
+
+
 def _redact(value: Any, viewer: Viewer) -> Any:
     """Redaction by looking at the values themselves (for anything the type hints do not describe)."""
     if isinstance(value, TableCard):

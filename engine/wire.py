@@ -6,7 +6,9 @@ A state is written as the MessagePack array ``[FORMAT, game, rules, body]``:
   preset that needs the fewest overrides, the overrides as :func:`engine.codec.to_data` writes them), not by
   every compiled field; the reader rebuilds the profile once and keeps it in a bounded cache;
 * ``body`` is the state's other fields in declaration order (``table_id``, ``names``, ``chips``, ...), nested
-  values as arrays, cards as their index in :data:`~engine.cards.ALL_CARDS`, table cards as their ``code``.
+  values as arrays, cards as their index in :data:`~engine.cards.ALL_CARDS`, table cards as their ``code``;
+  a field that is a whole pile (``tuple[Card, ...]`` such as the stock, ``tuple[TableCard, ...]`` such as the
+  discards) as one binary string: a byte per card, or 8 bytes (big-endian) per table card.
 
 msgspec writes and reads it in C against the state class's type hints, so reading checks every type and names
 the path of a misfit (``state.body[8][1][0]``). The first byte of a JSON state of the first format is ``{``;
@@ -16,7 +18,9 @@ it is refused with RULES_VERSION_UNSUPPORTED.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
+import struct
 import typing
 from collections import OrderedDict
 from functools import cache
@@ -24,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from engine import codec
+from engine import codec, visibility
 from engine.cards import ALL_CARDS, Card
 from engine.errors import Reason, Rejected
 from engine.registry import get_game
@@ -42,8 +46,19 @@ PROFILE_CACHE = 256
 def state_to_bytes(state: TableState) -> bytes:
     """The canonical bytes of a state."""
     fields = msgspec.structs.astuple(state)
-    body = _ENCODER.encode((fields[1], *fields[3:]))  # all but game and rules, written apart
-    return _ENCODER.encode((FORMAT, state.game, msgspec.Raw(_rules_bytes(state.game, state.rules)), msgspec.Raw(body)))
+    body = [fields[1], *fields[3:]]  # all but game and rules, written apart
+    cards, table_cards = _piles(type(state))
+    for i in cards:
+        body[i] = bytes(map(_INDEX, body[i]))
+    for i in table_cards:
+        body[i] = struct.pack(f">{len(body[i])}Q", *map(_CODE, body[i]))
+    written = (
+        FORMAT,
+        state.game,
+        msgspec.Raw(_rules_bytes(state.game, state.rules)),
+        msgspec.Raw(_ENCODER.encode(body)),
+    )
+    return _ENCODER.encode(written)
 
 
 def state_from_bytes(raw: bytes) -> TableState:
@@ -63,12 +78,50 @@ def state_from_bytes(raw: bytes) -> TableState:
         )
     game = get_game(game_id)
     profile = _profile(game_id, bytes(rules))
+    kind = game.state_type
     try:
-        fields = _body_decoder(game.state_type).decode(body)
+        fields = _body_decoder(kind).decode(body)
     except msgspec.DecodeError as exc:
-        raise Rejected(Reason.INVALID_STATE, f"state{_what(exc, _body_types(game.state_type))}") from None
-    state: TableState = game.state_type(game_id, fields[0], profile, *fields[1:])
+        raise Rejected(Reason.INVALID_STATE, f"state{_what(exc, _body_types(kind))}") from None
+    cards, table_cards = _piles(kind)
+    if cards or table_cards:
+        fields = list(fields)
+        for i in cards:
+            fields[i] = _read_cards(fields[i], kind, i)
+        for i in table_cards:
+            fields[i] = _read_table_cards(fields[i], kind, i)
+    state: TableState = kind(game_id, fields[0], profile, *fields[1:])
     return state
+
+
+def _read_cards(data: bytes, kind: type, i: int) -> tuple[Card, ...]:
+    try:
+        return tuple(map(ALL_CARDS.__getitem__, data))
+    except IndexError:
+        bad = next(n for n, b in enumerate(data) if b >= len(ALL_CARDS))
+        raise Rejected(Reason.INVALID_STATE, f"state.{list(_body_types(kind))[i]}[{bad}]: not a card") from None
+
+
+def _read_table_cards(data: bytes, kind: type, i: int) -> tuple[TableCard, ...]:
+    if len(data) % 8:
+        raise Rejected(Reason.INVALID_STATE, f"state.{list(_body_types(kind))[i]}: not a list of table cards")
+    codes = struct.unpack(f">{len(data) // 8}Q", data)
+    known = tuple(map(_KNOWN_TABLE_CARDS.get, codes))
+    if all(known):
+        return known  # type: ignore[return-value]
+    try:
+        return tuple(map(TableCard.from_code, codes))
+    except ValueError:
+        bad = next(n for n, code in enumerate(codes) if _is_not_table_card(code))
+        raise Rejected(Reason.INVALID_STATE, f"state.{list(_body_types(kind))[i]}[{bad}]: not a table card") from None
+
+
+def _is_not_table_card(code: int) -> bool:
+    try:
+        TableCard.from_code(code)
+    except ValueError:
+        return True
+    return False
 
 
 def is_plain_state(raw: bytes) -> bool:
@@ -166,8 +219,20 @@ def _body_types(state_type: type) -> dict[str, Any]:
 
 
 @cache
+def _piles(state_type: type) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The places in the body of the fields written as binary strings: whole piles of cards, of table cards."""
+    types = list(_body_types(state_type).values())
+    return (
+        tuple(i for i, t in enumerate(types) if t == tuple[Card, ...]),
+        tuple(i for i, t in enumerate(types) if t == tuple[TableCard, ...]),
+    )
+
+
+@cache
 def _body_decoder(state_type: type) -> msgspec.msgpack.Decoder[Any]:
-    body: Any = tuple.__class_getitem__(tuple(_body_types(state_type).values()))
+    cards, table_cards = _piles(state_type)
+    types = [bytes if i in cards or i in table_cards else t for i, t in enumerate(_body_types(state_type).values())]
+    body: Any = tuple.__class_getitem__(tuple(types))
     return msgspec.msgpack.Decoder(body, dec_hook=_decode_hook)
 
 
@@ -199,6 +264,9 @@ def _inner(kind: Any) -> Any:
     return args[0] if typing.get_origin(kind) is not tuple and len(args) == 1 else kind
 
 
+_INDEX = operator.attrgetter("index")
+_CODE = operator.attrgetter("code")
+_KNOWN_TABLE_CARDS = visibility._TABLE_CARDS
 _ENCODER = msgspec.msgpack.Encoder(enc_hook=_encode_hook, order="deterministic")
 _OUTER = msgspec.msgpack.Decoder(tuple[int, str, msgspec.Raw, msgspec.Raw])
 _RULES = msgspec.msgpack.Decoder(tuple[int, str, dict[str, Any]])

@@ -18,10 +18,10 @@ from google.protobuf import struct_pb2
 from google.protobuf.message_factory import GetMessageClass
 
 import engine
-from engine import codec as engine_codec
 from engine.rules import describe
 from engine.table import Outcome, TableState
-from engine.visibility import Viewer, redact
+from engine.visibility import Viewer, redact_events
+from services import protowire
 from services.codec import to_plain, to_proto
 from services.errors import ServiceError, ServiceReason
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -30,7 +30,10 @@ from services.recent import RecentStates
 from services.sealing import Keyring, OldTokenError, TokenError
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
+_VIEW_TAGS = {name: protowire.tag(fd.number, 2) for name, fd in _VIEW_FIELDS.items()}
 _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
+_EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
+_LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 
 
 @dataclass(slots=True)
@@ -94,7 +97,7 @@ class TableCore:
         call.game = state.game
         if not request.HasField("action"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request has no action")
-        action: engine.Action = _engine_value(engine.Action, to_plain(request.action), "action")
+        action = _action(request.action, "action")
         self._check_seat(state, action.seat, request.seat_key)
         viewers: list[Viewer] = [action.seat, None] if request.include_spectator else [action.seat]
         for extra in request.viewers:
@@ -140,7 +143,7 @@ class TableCore:
         steps = [_step(out, None)]
         for i, msg in enumerate(request.actions):
             _check_deadline(call)
-            action = _engine_value(engine.Action, to_plain(msg), f"actions[{i}]")
+            action = _action(msg, f"actions[{i}]")
             state = out.state
             out = _engine(lambda state=state, action=action: engine.apply(state, action), step=str(i))  # type: ignore[misc]
             steps.append(_step(out, msg))
@@ -249,8 +252,18 @@ def _engine(fn: Callable[[], Any], **metadata: str) -> Any:
         raise ServiceError.from_rejected(exc, **metadata) from None
 
 
-def _engine_value(kind: Any, data: Any, where: str) -> Any:
-    return _engine(lambda: engine_codec.from_data(kind, data, where))
+def _action(msg: pb.Action, where: str) -> engine.Action:
+    """The engine's action for an ``Action`` message (the message's types are the engine's; cards are checked)."""
+    cards: tuple[engine.Card, ...] = ()
+    for i, text in enumerate(msg.cards):
+        try:
+            cards += (engine.Card.parse(text),)
+        except engine.Rejected as exc:
+            raise ServiceError.from_rejected(
+                engine.Rejected(exc.reason, f"{where}.cards[{i}]: {exc.message}")
+            ) from None
+    target = msg.target if msg.HasField("target") else None
+    return engine.Action(msg.seat, msg.kind, msg.amount, target, cards)
 
 
 def _check_deadline(call: Call) -> None:
@@ -261,17 +274,19 @@ def _check_deadline(call: Call) -> None:
         )
 
 
-def _update(state: TableState, viewer: Viewer, events: Sequence[engine.Event]) -> pb.SeatUpdate:
+def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...]) -> pb.SeatUpdate:
+    """What ``viewer`` may see after ``events``, written as protobuf bytes by :mod:`services.protowire`."""
     view = engine.view(state, viewer)
-    table_view = pb.TableView(**{state.game: to_proto(view, _message_class(_VIEW_FIELDS[state.game]))})
-    return pb.SeatUpdate(
-        seat=viewer,
-        view=table_view,
-        events=[to_proto(e, pb.Event) for e in redact(tuple(events), viewer)],
-        legal_actions=[]
-        if viewer is None
-        else [to_proto(a, pb.LegalAction) for a in engine.legal_actions(state, viewer)],
-    )
+    kind: Any = type(view)
+    view_bytes = protowire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)
+    parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
+    parts.append(protowire.length_delimited(b"\x12", protowire.length_delimited(_VIEW_TAGS[state.game], view_bytes)))
+    for event in redact_events(events, viewer):  # events = 3
+        parts.append(protowire.length_delimited(b"\x1a", _EVENT(event)))
+    if viewer is not None:
+        for entry in engine.legal_actions(state, viewer):  # legal_actions = 4
+            parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
+    return pb.SeatUpdate.FromString(b"".join(parts))
 
 
 def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:

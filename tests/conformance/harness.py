@@ -1,9 +1,10 @@
 """Random-simulation conformance, after OpenSpiel's RandomSimTest: one harness for every game.
 
 :func:`check_random_play` plays a table with random legal actions and checks, after every action, the
-engine's invariants: chips conserved, codec round trip, legal actions non-empty until the game is over,
-every legal action applies and illegal ones are rejected with the state untouched, redaction invariance,
-indifference to the process-wide ``random`` module, and determinism (a replay gives the same bytes).
+engine's invariants: chips conserved, codec round trip with canonical bytes, legal actions non-empty until the
+game is over, every legal action applies and illegal ones are rejected with the state untouched, redaction
+invariance, indifference to the process-wide ``random`` module, determinism (a replay gives the same bytes),
+and, every fourth action, the service's fast update for every viewer against a plain reference.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
 from engine.values import field_names, is_value, replace
 from engine.visibility import TableCard, Viewer, redact
+from tests.conformance.updates import check_updates
 from tests.helpers import random_step
 
 
@@ -52,6 +54,8 @@ def check_random_play(
         action = random_step(state, rng)
         outcome = engine.apply(state, action)
         check_events_redaction(state, action, outcome, rng)
+        if len(actions) % 4 == 0:
+            check_updates(outcome.state, outcome.events)
         actions.append(action)
         outcomes.append(outcome)
         state = outcome.state
@@ -66,6 +70,7 @@ def check_state(state: TableState, chips_total: int) -> None:
     assert total(state.chips, state.pot) == chips_total, "chips not conserved"
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
+    assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw, "the byte form is not canonical"
     if not engine.is_over(state):
         assert engine.to_act(state), "nobody may act but the game is not over"
     else:

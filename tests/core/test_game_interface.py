@@ -203,8 +203,10 @@ def test_an_unreadable_state_names_the_path_to_the_bad_value():
         return out
 
     cases = [
-        (spoiled(hands=[body[at["hands"]][0], "7d"]), rules, "state.hands[1]: '7d' is not a table card"),
-        (spoiled(stock=[3, 999]), rules, "state.stock[1]: 999 is not a card"),
+        (spoiled(hands=body[at["hands"]][:8] + (200 << 32).to_bytes(8, "big")), rules, "state.hands[1]: not a table"),
+        (spoiled(hands=b"\x00" * 7), rules, "state.hands: not a list of table cards"),
+        (spoiled(hands=[1, 2]), rules, "state.hands: Expected `bytes`, got `array`"),
+        (spoiled(stock=bytes([3, 200])), rules, "state.stock[1]: not a card"),
         (spoiled(names=["a", 2, "c"]), rules, "state.names[1]: Expected `str`, got `int`"),
         (body[:-1], rules, "Expected `array` of length"),
         ([*body, 1], rules, "Expected `array` of length"),
