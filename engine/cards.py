@@ -54,9 +54,10 @@ _FRENCH_RANKS = "A23456789TJQK"
 class Card:
     """One playing card. Build cards with :meth:`parse`; compare them by value.
 
-    There is one object per card (:data:`ALL_CARDS`), made at import. Cards are dictionary keys on every hot
-    path, so equality, hashing and order use one small integer computed once (rank-major: cards order by rank,
-    then by suit). ``index`` is the card's place in :data:`ALL_CARDS`: its number in the state's byte form.
+    There is one object per card (:data:`ALL_CARDS`), made at import; ``Card(rank, suit)`` gives that object
+    back. So two cards are equal when they are the same object (a comparison in C), hashing and order use one
+    small integer computed once (rank-major: cards order by rank, then by suit), and ``index`` is the card's
+    place in :data:`ALL_CARDS`: its number in the state's byte form.
     """
 
     __slots__ = ("_key", "_text", "index", "rank", "suit")
@@ -66,25 +67,26 @@ class Card:
     _key: int
     _text: str
 
-    def __init__(self, rank: int, suit: Suit, index: int = -1) -> None:
+    def __new__(cls, rank: int, suit: Suit) -> Card:
+        key = rank * 8 + _SUIT_INDEX[suit]
+        known = _BY_KEY.get(key)
+        if known is not None:
+            return known
         ranks = _ITALIAN_RANKS if suit.is_italian else _FRENCH_RANKS
-        for name, value in (
-            ("rank", rank),
-            ("suit", suit),
-            ("index", index),
-            ("_key", rank * 8 + _SUIT_INDEX[suit]),
-            ("_text", ranks[rank - 1] + suit.value),
-        ):
-            object.__setattr__(self, name, value)
+        if not 1 <= rank <= len(ranks):
+            raise ValueError(f"no card has rank {rank} in suit {suit.name}")
+        card = object.__new__(cls)
+        for name, value in (("rank", rank), ("suit", suit), ("index", len(_BY_KEY)), ("_key", key)):
+            object.__setattr__(card, name, value)
+        object.__setattr__(card, "_text", ranks[rank - 1] + suit.value)
+        _BY_KEY[key] = card
+        return card
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("cards are immutable")
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return Card.parse, (self._text,)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is Card and self._key == other._key)
 
     def __hash__(self) -> int:
         return self._key
@@ -131,8 +133,10 @@ def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-_ALL = [(r, s) for s in ITALIAN_SUITS for r in range(1, 11)] + [(r, s) for s in FRENCH_SUITS for r in range(1, 14)]
-ALL_CARDS: tuple[Card, ...] = tuple(Card(r, s, i) for i, (r, s) in enumerate(_ALL))
+_BY_KEY: dict[int, Card] = {}
+ALL_CARDS: tuple[Card, ...] = tuple(
+    [Card(r, s) for s in ITALIAN_SUITS for r in range(1, 11)] + [Card(r, s) for s in FRENCH_SUITS for r in range(1, 14)]
+)
 """Every card of every pack, Italian then French; a card's place here is its ``index`` (part of the byte form)."""
 _BY_TEXT = {str(c): c for c in ALL_CARDS}
 
