@@ -11,13 +11,16 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import struct_pb2
+from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 import engine
+from engine.ledger import Transfer
 from engine.rules import describe
 from engine.table import Outcome, TableState
 from engine.visibility import Viewer, redact_events
@@ -34,6 +37,7 @@ _VIEW_TAGS = {name: protowire.tag(fd.number, 2) for name, fd in _VIEW_FIELDS.ite
 _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
 _EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
 _LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
+_TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 
 
 @dataclass(slots=True)
@@ -83,14 +87,14 @@ class TableCore:
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
         self._count_finished(state, out, call)
-        return svc.CreateTableResponse(
+        answer = svc.CreateTableResponse(
             table_id=state.table_id,
             state=self._seal(state),
             seat_keys=[]
             if self.trusted_mode
             else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
-            **_outcome(out, [None, *range(state.seat_count)]),
         )
+        return _with_change(answer, out, [None, *range(state.seat_count)])
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
         state = self._open(request.state, request.table_id, call)
@@ -114,7 +118,7 @@ class TableCore:
         out = _engine(lambda: engine.apply(state, action))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        return svc.ActResponse(state=self._seal(new), **_outcome(out, viewers))
+        return _with_change(svc.ActResponse(state=self._seal(new)), out, viewers)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -122,12 +126,9 @@ class TableCore:
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
             self._check_seat(state, viewer, request.seat_key)
-        return svc.GetViewResponse(
-            seq=state.seq,
-            update=_update(state, viewer, ()),
-            to_act=engine.to_act(state),
-            is_over=engine.is_over(state),
-        )
+        answer = svc.GetViewResponse(seq=state.seq, to_act=engine.to_act(state), is_over=engine.is_over(state))
+        answer.update.MergeFromString(_update(state, viewer, ()))
+        return answer
 
     def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
         create = request.create
@@ -274,8 +275,8 @@ def _check_deadline(call: Call) -> None:
         )
 
 
-def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...]) -> pb.SeatUpdate:
-    """What ``viewer`` may see after ``events``, written as protobuf bytes by :mod:`services.protowire`."""
+def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...]) -> bytes:
+    """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`."""
     view = engine.view(state, viewer)
     kind: Any = type(view)
     view_bytes = protowire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)
@@ -286,22 +287,38 @@ def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...])
     if viewer is not None:
         for entry in engine.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
-    return pb.SeatUpdate.FromString(b"".join(parts))
+    return b"".join(parts)
 
 
 def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
-    return svc.ReplayStep(action=action, **_outcome(out, [None, *range(out.state.seat_count)]))
+    return _with_change(svc.ReplayStep(action=action), out, [None, *range(out.state.seat_count)])
 
 
-def _outcome(out: Outcome, viewers: Sequence[Viewer]) -> dict[str, Any]:
-    """The fields every answer to a change shares: sequence, settlement, the viewers' updates, who acts next."""
+M = TypeVar("M", bound=Message)
+
+
+def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer]) -> M:
+    """``answer`` with the fields every answer to a change shares: ``seq``, ``settlement``, the viewers'
+    ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass."""
+    tags = _change_tags(answer.DESCRIPTOR)
     state: TableState = out.state
+    parts = [tags["seq"] + protowire.varint(state.seq)] if state.seq else []
+    parts += [protowire.length_delimited(tags["settlement"], _TRANSFER(t)) for t in out.settlement]
+    parts += [protowire.length_delimited(tags["updates"], _update(state, v, out.events)) for v in viewers]
+    if to_act := engine.to_act(state):
+        parts.append(protowire.length_delimited(tags["to_act"], b"".join(map(protowire.varint, to_act))))
+    if engine.is_over(state):
+        parts.append(tags["is_over"] + b"\x01")
+    answer.MergeFromString(b"".join(parts))
+    return answer
+
+
+@cache
+def _change_tags(desc: Any) -> dict[str, bytes]:
+    fields = desc.fields_by_name
     return {
-        "seq": state.seq,
-        "settlement": [to_proto(t, pb.Transfer) for t in out.settlement],
-        "updates": [_update(state, v, out.events) for v in viewers],
-        "to_act": engine.to_act(state),
-        "is_over": engine.is_over(state),
+        name: protowire.tag(fields[name].number, 0 if name in ("seq", "is_over") else 2)
+        for name in ("seq", "settlement", "updates", "to_act", "is_over")
     }
 
 

@@ -33,5 +33,5 @@ def check_updates(state: TableState, events: tuple[Event, ...]) -> None:
     if state.game not in served_games():
         return
     for viewer in [None, *range(state.seat_count)]:
-        fast = _update(state, viewer, events)
+        fast = pb.SeatUpdate.FromString(_update(state, viewer, events))
         assert fast == reference_update(state, viewer, events), f"the fast update of {viewer} differs"
