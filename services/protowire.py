@@ -48,7 +48,8 @@ def tag(number: int, wire_type: int) -> bytes:
 
 
 def length_delimited(field_tag: bytes, body: bytes) -> bytes:
-    return field_tag + varint(len(body)) + body
+    n = len(body)
+    return field_tag + (_SMALL[n] if n < 128 else varint(n)) + body
 
 
 def write(value: Any, message: Any) -> bytes:
