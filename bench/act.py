@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import engine
+from bench.goals import verdict
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import table_pb2 as pb
 from services.sealing import Keyring
@@ -123,9 +124,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     for name, us in rows:
         print(f"{name:52} {us:8.1f}")
     miss = dict(rows)["whole TableCore.act, memo miss"]
-    print(
-        f"goal: TableCore.act (memo miss) <= {GOAL_US:.0f} µs: {miss:.1f} µs  {'PASS' if miss <= GOAL_US else 'MISS'}"
-    )
+    print(verdict("TableCore.act, memo miss", miss, GOAL_US, "µs", at_most=True))
     print(f"\n{'state mid-game':24} {'state bytes':>12} {'token bytes':>12}")
     for game_id, seats, state_bytes, token_bytes in sizes():
         print(f"{game_id + f', {seats} seats':24} {state_bytes:12,} {token_bytes:12,}")

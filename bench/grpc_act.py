@@ -29,7 +29,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from bench.goals import verdict
+from services.config import Config
+
 ECHO_SERVICE = "mazziere.bench.v1.EchoService"
+GOAL = 0.8
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -194,14 +198,19 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'server':8} {'payload':>8} {'act/s':>8} {'echo/s':>8} {'ratio':>6} {'act µs':>8} {'echo µs':>8} {'ratio':>6}"
     )
+    ratios = {}
     for kind in args.kind or ["thread", "aio"]:
         r = bench(kind, args.rounds, args.requests, args.streams, args.clients, args.log_calls)
         act, echo = r["act"], r["echo"]
+        ratios[kind] = act.rate / echo.rate
         print(
             f"{kind:8} {r['payload_bytes']:>7}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
         )
     print("ratio columns: Act/echo calls per second, and echo/Act CPU per call (1.0 = Act costs no more than echo)")
+    default = Config.from_env({}).server_kind
+    if default in ratios:
+        print(verdict(f"gRPC Act vs echo (calls/s, default server: {default})", ratios[default], GOAL))
     return 0
 
 
