@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import engine
+from engine import validate
 from engine.cards import Card
 from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
@@ -64,6 +65,7 @@ def check_random_play(
 
 def check_state(state: TableState, chips_total: int) -> None:
     assert total(state.chips, state.pot) == chips_total, "chips not conserved"
+    validate.check_state(state)  # every state legal play reaches is a consistent one
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
     if not engine.is_over(state):

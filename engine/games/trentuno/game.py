@@ -11,6 +11,7 @@ from engine import chance
 from engine.cards import FRENCH_32, Card
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.trentuno import validate
 from engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
 from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
@@ -138,6 +139,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if state.phase is Phase.WAITING and seat == state.dealer:
             return _DEAL_ACTIONS
         return ()
+
+    def check_state(self, state: TrentunoState) -> None:
+        validate.check_state(state)
 
     def to_act(self, state: TrentunoState) -> tuple[int, ...]:
         if state.phase is Phase.PLAYING:
