@@ -1,11 +1,13 @@
-"""Test-only helpers: stacked decks and random play."""
+"""Test-only helpers: stacked decks, random play, crafted states and time limits."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -13,6 +15,33 @@ import engine
 from engine import chance
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
+
+T = TypeVar("T")
+
+
+def replace(value: T, **changes: Any) -> T:
+    """``value`` (a state, a profile, any engine value) with ``changes``: the one way tests craft values, so
+    the engine's value classes can change representation in one place."""
+    return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Fail with TimeoutError if the block runs longer than ``seconds`` (SIGALRM: main thread, Unix only).
+
+    The signal interrupts even a pure-Python loop that never returns, so a test of a bounded loop fails
+    instead of hanging the suite."""
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextmanager

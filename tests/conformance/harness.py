@@ -21,7 +21,7 @@ from engine.cards import Card
 from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
 from engine.visibility import TableCard, Viewer, redact
-from tests.helpers import random_step
+from tests.helpers import random_step, replace
 
 
 def check_random_play(
@@ -158,5 +158,5 @@ def _walk(value: Any, viewer: Viewer, visit: Any, field: str = "") -> Any:
             for f in dataclasses.fields(value)
             if isinstance(v := getattr(value, f.name), tuple | TableCard) or dataclasses.is_dataclass(v)
         }
-        return dataclasses.replace(value, **changes) if changes else value
+        return replace(value, **changes) if changes else value
     return value

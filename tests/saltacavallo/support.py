@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import engine
 from engine.games.saltacavallo import SaltacavalloState
 from engine.table import Action, Event, Outcome, Seat
-from tests.helpers import stacked
+from tests.helpers import replace, stacked
 
 GAME = "saltacavallo"
 
@@ -37,9 +36,7 @@ def with_lives(state: SaltacavalloState, lives: Sequence[int], dealer: int | Non
     start, coin = state.rules.lives, state.rules.coin
     chips = tuple(c - (start - life) * coin for c, life in zip(state.chips, lives, strict=True))
     pot = state.pot + sum(state.chips) - sum(chips)
-    return dataclasses.replace(
-        state, lives=tuple(lives), chips=chips, pot=pot, dealer=state.dealer if dealer is None else dealer
-    )
+    return replace(state, lives=tuple(lives), chips=chips, pot=pot, dealer=state.dealer if dealer is None else dealer)
 
 
 def deal(state: SaltacavalloState, deck: str) -> Outcome:

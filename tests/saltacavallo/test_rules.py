@@ -12,7 +12,7 @@ from engine.cards import Card
 from engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
-from tests.helpers import stacked
+from tests.helpers import replace, stacked
 from tests.saltacavallo.support import act, deal, kinds, options_of, run, seen, table, with_lives
 
 KEEP = ("KEEP", None)
@@ -189,10 +189,10 @@ def test_sc5_continue_plays_the_stock_down() -> None:
 
 def test_sc5_continue_reshuffles_when_the_stock_cannot_cover_a_hand() -> None:
     state = table(3, reshuffle="CONTINUE")
-    short = dataclasses.replace(state, stock=engine.parse_cards("Ad 2d 3d 4d 5d 6d 7d"))  # 3 seats + 5 reserve = 8
+    short = replace(state, stock=engine.parse_cards("Ad 2d 3d 4d 5d 6d 7d"))  # 3 seats + 5 reserve = 8
     out = engine.apply(short, Action(0, "DEAL"))
     assert "SHUFFLE" in kinds(out.events) and len(out.state.stock) == 37
-    enough = dataclasses.replace(state, stock=engine.parse_cards("Ad 2d 3d 4d 5d 6d 7d Fd"))
+    enough = replace(state, stock=engine.parse_cards("Ad 2d 3d 4d 5d 6d 7d Fd"))
     out = engine.apply(enough, Action(0, "DEAL"))
     assert "SHUFFLE" not in kinds(out.events) and len(out.state.stock) == 5
 
@@ -449,12 +449,12 @@ def test_sc13_revival_by_the_givers_last_life() -> None:
 
 
 def test_sc13_revival_dealer_exempt() -> None:
-    state = dataclasses.replace(_after_a_death(), rules=dataclasses.replace(NAPOLETANO, revival_dealer_exempt=True))
+    state = replace(_after_a_death(), rules=replace(NAPOLETANO, revival_dealer_exempt=True))
     assert options_of(state, 2) == {("REVIVE", 1), ("REVIVE", 3)}
 
 
 def test_sc13_no_revival_in_cucu_or_during_a_hand() -> None:
-    state = dataclasses.replace(_after_a_death(), rules=CUCU)
+    state = replace(_after_a_death(), rules=CUCU)
     assert options_of(state, 2) == set() and engine.to_act(state) == (0,)
     state = deal(_after_a_death(), "5c 6b Ad").state
     assert options_of(state, 2) == set()

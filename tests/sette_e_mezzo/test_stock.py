@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import engine
 from engine.cards import parse_cards
 from engine.games.sette_e_mezzo.state import Status
 from engine.visibility import NOBODY, PUBLIC, TableCard, only
+from tests.helpers import replace
 from tests.sette_e_mezzo.table import deal, table
 
 
 def with_stock(run, stock: str, discards: str = ""):
     pile = tuple(TableCard(c, NOBODY) for c in parse_cards(discards))
-    run.state = dataclasses.replace(run.state, stock=parse_cards(stock), discards=pile)
+    run.state = replace(run.state, stock=parse_cards(stock), discards=pile)
     return run
 
 

@@ -20,17 +20,18 @@ from engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from engine.validate import (
     Pack,
     Piles,
-    card_key,
     check_cards,
     check_header,
     check_length,
     check_seat,
     invalid,
-    table_card_key,
 )
 
 _PACKS = {PackName.ITALIAN: Pack("ITALIAN 40-card", ITALIAN_40), PackName.FRENCH: Pack("FRENCH 40-card", FRENCH_40)}
-_PLAYING = (Phase.STAKE, Phase.DECIDE, Phase.BANK)
+# Enum members as module constants: ``Phase.X`` costs a metaclass lookup on every use.
+_OVER, _WAIT_DEAL, _BANK, _STAKE, _DECIDE = Phase.OVER, Phase.WAIT_DEAL, Phase.BANK, Phase.STAKE, Phase.DECIDE
+_OUT, _WAITING, _PLAYING = Status.OUT, Status.WAITING, Status.PLAYING
+_IN_HAND = (_STAKE, _DECIDE, _BANK)
 
 
 def check_state(state: SetteEMezzoState) -> None:
@@ -48,30 +49,30 @@ def check_state(state: SetteEMezzoState) -> None:
         raise invalid("state.hand_number", f"{state.hand_number} is negative")
     max_stake = rules.max_stake
     for s, h in enumerate(hands):
-        if (h.status is Status.OUT) is bool(h.cards):
+        if (h.status is _OUT) is bool(h.cards):
             what = "holds cards but is OUT" if h.cards else f"is {h.status.value} without a card"
             raise invalid(f"state.hands[{s}]", f"seat {s} {what}")
         if h.burned and not h.cards:
             raise invalid(f"state.hands[{s}].burned", "burned cards of a seat not dealt in")
         if not 0 <= h.stake <= max_stake:
             raise invalid(f"state.hands[{s}].stake", f"{h.stake} is outside 0..{max_stake}")
-    if phase is Phase.OVER:
+    if phase is _OVER:
         if turn != -1:
             raise invalid("state.turn", f"{turn}; the game is over, so -1")
     else:
         check_seat("state.turn", turn, n)
-        if phase is Phase.WAIT_DEAL or phase is Phase.BANK:
+        if phase is _WAIT_DEAL or phase is _BANK:
             if turn != bank:
                 raise invalid("state.turn", f"{turn}; in {phase.value} the bank ({bank}) acts")
         else:
             if turn == bank:
                 raise invalid("state.turn", f"{turn} is the bank; in {phase.value} a player acts")
-            need = Status.WAITING if phase is Phase.STAKE else Status.PLAYING
+            need = _WAITING if phase is _STAKE else _PLAYING
             if hands[turn].status is not need:
                 raise invalid(
                     f"state.hands[{turn}].status", f"{hands[turn].status.value}; in {phase.value} it is {need.value}"
                 )
-        if phase in _PLAYING and not hands[bank].cards:
+        if phase in _IN_HAND and not hands[bank].cards:
             raise invalid(f"state.hands[{bank}]", "the bank holds no card while a hand is played")
     for i, r in enumerate(state.results):
         check_seat(f"state.results[{i}].seat", r.seat, n)
@@ -84,12 +85,9 @@ def check_state(state: SetteEMezzoState) -> None:
 
 
 def _keys(state: SetteEMezzoState) -> list[int]:
-    keys = list(map(card_key, state.stock))
-    keys += map(table_card_key, state.discards)
-    for h in state.hands:
-        keys += map(table_card_key, h.cards)
-        if h.burned:
-            keys += map(table_card_key, h.burned)
+    keys = [c._key for c in state.stock]
+    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
+    keys += [tc.card._key for h in state.hands for tc in (*h.cards, *h.burned)]  # type: ignore[union-attr]
     return keys
 
 

@@ -39,8 +39,14 @@ def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: b
 
 
 def _after(in_deal: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded)."""
-    return tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded).
+
+    A deal always has another seat; a state without one (which :meth:`Trentuno.check_state` refuses) is
+    refused here too rather than failing on an index."""
+    out = tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    if not out:
+        raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
+    return out
 
 
 def _cards(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:
@@ -282,7 +288,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
                 )
                 return Outcome(state, tuple(events))
         in_deal = state.in_deal
-        nxt = next((s for s in in_deal if s > seat), in_deal[0])
+        nxt = next((s for s in in_deal if s > seat), None)
+        if nxt is None:  # round the table
+            nxt = _after(in_deal, seat)[0]
         state = dataclasses.replace(state, hands=hands, widow=widow, rounds=rounds, turn=nxt)
         return Outcome(state, tuple(events))
 

@@ -23,7 +23,6 @@ from engine.games.trentuno.state import Phase, TrentunoState
 from engine.validate import (
     Pack,
     Piles,
-    card_key,
     check_cards,
     check_chips_not_negative,
     check_header,
@@ -31,10 +30,11 @@ from engine.validate import (
     check_seat,
     check_seats,
     invalid,
-    table_card_key,
 )
 
 _PACK = Pack("FRENCH 32-card", FRENCH_32)
+# Enum members as module constants: ``Phase.X`` costs a metaclass lookup on every use.
+_PLAYING, _WAITING, _LIVES = Phase.PLAYING, Phase.WAITING, Scoring.LIVES
 
 
 def check_state(state: TrentunoState) -> None:
@@ -43,7 +43,7 @@ def check_state(state: TrentunoState) -> None:
     check_chips_not_negative(state.chips)
     hands, lives, in_deal = state.hands, state.lives, state.in_deal
     check_length("state.hands", hands, n)
-    by_lives = rules.scoring is Scoring.LIVES
+    by_lives = rules.scoring is _LIVES
     if by_lives:
         check_length("state.lives", lives, n)
         if not 0 <= min(lives) <= max(lives) <= rules.lives:
@@ -60,7 +60,7 @@ def check_state(state: TrentunoState) -> None:
     if any(a >= b for a, b in pairwise(in_deal)):
         raise invalid("state.in_deal", f"{list(in_deal)} is not in ascending order without repeats")
     dealt = state.deals > 0
-    if phase is Phase.PLAYING:
+    if phase is _PLAYING:
         if not dealt:
             raise invalid("state.phase", "PLAYING before the first deal")
         if len(in_deal) < (2 if by_lives else MIN_SEATS):
@@ -93,7 +93,7 @@ def check_state(state: TrentunoState) -> None:
         if (state.result is None) is dealt:
             what = "no result after a deal" if dealt else "a result before the first deal"
             raise invalid("state.result", what)
-        if phase is Phase.WAITING:
+        if phase is _WAITING:
             _check_next_deal(state, rules, by_lives)
         elif not dealt:
             raise invalid("state.phase", "OVER before the first deal")
@@ -132,10 +132,9 @@ def _check_next_deal(state: TrentunoState, rules: TrentunoRules, by_lives: bool)
 
 
 def _keys(state: TrentunoState) -> list[int]:
-    keys = list(map(card_key, state.stock))
-    keys += map(table_card_key, state.widow)
-    for hand in state.hands:
-        keys += map(table_card_key, hand)
+    keys = [c._key for c in state.stock]
+    keys += [tc.card._key for tc in state.widow]  # type: ignore[union-attr]
+    keys += [tc.card._key for hand in state.hands for tc in hand]  # type: ignore[union-attr]
     return keys
 
 
