@@ -12,7 +12,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from engine.cards import Card
@@ -96,7 +96,7 @@ def _redact_card(card: TableCard, viewer: Viewer) -> TableCard:
 Redactor = Callable[[Any, Viewer], Any]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by type: the engine's view, event and card types are a few dozen
 def _redactor(kind: Any) -> Redactor | None:
     """A redactor compiled from the type hints of ``kind``, or ``None`` if its values hold no cards or events.
 

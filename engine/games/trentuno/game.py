@@ -29,7 +29,7 @@ _DEAL_ACTIONS = (LegalAction(DEAL),)
 _TRENTUNO = 4
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1024)  # ~1.8 KiB an entry: a state's turn is asked for a few times in a row (docs/performance.md)
 def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: bool) -> tuple[LegalAction, ...]:
     """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
     out = [LegalAction(EXCHANGE, cards=(given, taken)) for given in hand for taken in widow]
