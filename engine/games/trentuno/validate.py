@@ -15,8 +15,6 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from engine.cards import FRENCH_32
 from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, Scoring, TrentunoRules
 from engine.games.trentuno.state import Phase, TrentunoState
@@ -53,12 +51,14 @@ def check_state(state: TrentunoState) -> None:
         raise invalid("state.lives", "lives in POT scoring")
     dealer, phase, turn = state.dealer, state.phase, state.turn
     check_seat("state.dealer", dealer, n)
-    for name in ("deals", "rounds"):
-        if getattr(state, name) < 0:
-            raise invalid(f"state.{name}", f"{getattr(state, name)} is negative")
-    check_seats("state.in_deal", in_deal, n)
-    if any(a >= b for a, b in pairwise(in_deal)):
-        raise invalid("state.in_deal", f"{list(in_deal)} is not in ascending order without repeats")
+    if state.deals < 0:
+        raise invalid("state.deals", f"{state.deals} is negative")
+    if state.rounds < 0:
+        raise invalid("state.rounds", f"{state.rounds} is negative")
+    if in_deal:
+        check_seats("state.in_deal", in_deal, n)
+        if len(set(in_deal)) != len(in_deal) or list(in_deal) != sorted(in_deal):
+            raise invalid("state.in_deal", f"{list(in_deal)} is not in ascending order without repeats")
     dealt = state.deals > 0
     if phase is _PLAYING:
         if not dealt:
@@ -111,11 +111,10 @@ def check_state(state: TrentunoState) -> None:
         return
     if len(state.widow) != 3:
         raise invalid("state.widow", f"{len(state.widow)} cards; the widow holds 3")
-    for s in range(n):
-        if len(hands[s]) != (3 if s in in_deal else 0):
-            raise invalid(
-                f"state.hands[{s}]", f"{len(hands[s])} cards for a seat {'' if s in in_deal else 'not '}dealt in"
-            )
+    if sum(map(len, hands)) != 3 * len(in_deal) or any(len(hands[s]) != 3 for s in in_deal):
+        s = next(s for s in range(n) if len(hands[s]) != (3 if s in in_deal else 0))
+        what = "dealt in" if s in in_deal else "not dealt in"
+        raise invalid(f"state.hands[{s}]", f"{len(hands[s])} cards for a seat {what}")
     check_cards(state, _PACK, True, _keys, _piles)
 
 
