@@ -1,8 +1,9 @@
 """What :func:`engine.validate.check_state` costs on states of play, beside what decoding the same state costs.
 
 Run: ``.venv/bin/python -m bench.validator``. For each game, 4- and 6-seat tables are played a few random moves
-into a hand; each figure is the best of 200 rounds of 1,000 calls (short rounds dodge a busy machine). "profile checked" clears the memo of validated
-rule profiles before every call, as for a state decoded with a profile not seen before.
+into a hand; each figure is the best of 200 rounds of 1,000 calls (short rounds dodge a busy machine).
+"profile checked" clears the memo of validated rule profiles before every call, as for a state decoded with a
+profile not seen before.
 """
 
 from __future__ import annotations
