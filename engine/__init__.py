@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import wire
+from engine import validate, wire
 from engine.cards import Card, parse_cards
 from engine.errors import Reason, Rejected
 from engine.registry import all_games, get_game
@@ -111,8 +111,8 @@ def state_to_bytes(state: TableState) -> bytes:
 
 
 def state_from_bytes(raw: bytes) -> TableState:
-    """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one."""
+    """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one,
+    or if its values do not fit together (:func:`engine.validate.check_state`)."""
     state = wire.state_from_bytes(raw)
-    if not 0 < len(state.names) == len(state.chips) or min(state.seq, state.draws) < 0:
-        raise Rejected(Reason.INVALID_STATE, "the state's seats, chips or counters do not fit together")
+    validate.check_state(state)
     return state

@@ -14,7 +14,7 @@ import types
 import typing
 from collections.abc import Callable
 from enum import Enum
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -165,11 +165,10 @@ def _decoder(kind: Any) -> Codec:
     raise TypeError(f"unsupported type {kind!r}")
 
 
-# Cards on the table are the bulk of a state: they travel as short strings, ``"3c@0"`` (seen by seat 0),
-# ``"4b@*"`` (everyone), ``"Rd@"`` (nobody), ``"?@1,2"`` (redacted, seen by seats 1 and 2).
+# As plain data a table card is a short string, ``"3c@0"`` (seen by seat 0), ``"4b@*"`` (everyone), ``"Rd@"``
+# (nobody), ``"?@1,2"`` (redacted, seen by seats 1 and 2).
 
 
-@lru_cache(maxsize=4096)
 def _audience_text(audience: Audience) -> str:
     return "*" if audience.everyone else ",".join(map(str, sorted(audience.seats)))
 
@@ -178,7 +177,6 @@ def _table_card_text(tc: TableCard) -> str:
     return f"{tc.card or '?'}@{_audience_text(tc.seen_by)}"
 
 
-@lru_cache(maxsize=4096)
 def _read_audience(text: str) -> Audience:
     if text == "*":
         return PUBLIC

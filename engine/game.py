@@ -61,6 +61,16 @@ class Game(ABC, Generic[S, R]):
     def is_over(self, state: S) -> bool:
         """True when the game has ended and no action is possible."""
 
+    def check_state(self, state: S) -> None:
+        """Raise :class:`Rejected` (INVALID_STATE, ``"<path>: <what is wrong>"``) if ``state`` could not have
+        been reached by legal play: the decoder calls it, so no loop or index of the game meets a bad state.
+
+        A game overrides it (in its ``validate`` module); this default checks only the shared header.
+        """
+        from engine.validate import check_header  # engine.validate imports the registry, which imports this
+
+        check_header(state, self.rules_type, 1, 1 << 16)
+
     def to_act(self, state: S) -> tuple[int, ...]:
         """The seats that may act now."""
         return tuple(s for s in range(state.seat_count) if self.legal_actions(state, s))

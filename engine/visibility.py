@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from engine.cards import ALL_CARDS, Card
@@ -24,8 +24,9 @@ Viewer = int | None
 
 MAX_SEAT = 30
 """The highest seat number an audience can name (every game seats far fewer)."""
-_INTERNED = 1 << 16
-"""At most this many audiences and table cards are kept for reuse (every real table needs a few hundred)."""
+_INTERNED = 1 << 12
+"""At most this many audiences and table cards are kept for reuse, each (at most about 3.5 MiB; real tables use a
+few hundred: the cards times the audiences of one or two seats, everyone and nobody)."""
 
 
 class Audience:
@@ -215,7 +216,7 @@ def _redact_card(card: TableCard, viewer: Viewer) -> TableCard:
 Redactor = Callable[[Any, Viewer], Any]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by type: the engine's view, event and card types are a few dozen
 def _redactor(kind: Any) -> Redactor | None:
     """A redactor compiled from the type hints of ``kind``, or ``None`` if its values hold no cards or events.
 

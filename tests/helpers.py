@@ -1,20 +1,22 @@
-"""Test-only helpers: stacked decks and random play."""
+"""Test-only helpers: stacked decks, random play, crafted states and time limits."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
 
 import engine
-from engine import chance
+from engine import chance, values
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
-from engine.values import field_names
+from engine.values import field_names, is_value
 
 
 def with_rules_version(raw: bytes, version: int) -> bytes:
@@ -42,6 +44,36 @@ def state_field(raw: bytes, name: str) -> Any:
     _, game, _, body = msgspec.msgpack.decode(raw)
     names = [n for n in field_names(engine.get_game(game).state_type) if n not in ("game", "rules")]
     return body[names.index(name)]
+
+
+T = TypeVar("T")
+
+
+def replace(value: T, **changes: Any) -> T:
+    """``value`` (a state, a profile, any engine value) with ``changes``: the one way tests craft values, so
+    the engine's value classes can change representation in one place."""
+    if is_value(type(value)):
+        return values.replace(value, **changes)  # type: ignore[type-var]
+    return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Fail with TimeoutError if the block runs longer than ``seconds`` (SIGALRM: main thread, Unix only).
+
+    The signal interrupts even a pure-Python loop that never returns, so a test of a bounded loop fails
+    instead of hanging the suite."""
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextmanager

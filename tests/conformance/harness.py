@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 import engine
+from engine import validate
 from engine.cards import Card
 from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
-from engine.values import field_names, is_value, replace
+from engine.values import field_names, is_value
 from engine.visibility import TableCard, Viewer, redact
 from tests.conformance.updates import check_updates
-from tests.helpers import random_step
+from tests.helpers import random_step, replace
 
 
 def check_random_play(
@@ -68,6 +69,7 @@ def check_random_play(
 
 def check_state(state: TableState, chips_total: int) -> None:
     assert total(state.chips, state.pot) == chips_total, "chips not conserved"
+    validate.check_state(state)  # every state legal play reaches is a consistent one
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
     assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw, "the byte form is not canonical"

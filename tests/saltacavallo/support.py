@@ -8,8 +8,7 @@ from typing import Any
 import engine
 from engine.games.saltacavallo import SaltacavalloState
 from engine.table import Action, Event, Outcome, Seat
-from engine.values import replace
-from tests.helpers import stacked
+from tests.helpers import replace, stacked
 
 GAME = "saltacavallo"
 

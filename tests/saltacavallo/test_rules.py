@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 import engine
@@ -12,8 +10,8 @@ from engine.cards import Card
 from engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
-from engine.values import field_names, replace
-from tests.helpers import stacked
+from engine.values import field_names
+from tests.helpers import replace, stacked
 from tests.saltacavallo.support import act, deal, kinds, options_of, run, seen, table, with_lives
 
 KEEP = ("KEEP", None)
@@ -450,7 +448,7 @@ def test_sc13_revival_by_the_givers_last_life() -> None:
 
 
 def test_sc13_revival_dealer_exempt() -> None:
-    state = replace(_after_a_death(), rules=dataclasses.replace(NAPOLETANO, revival_dealer_exempt=True))
+    state = replace(_after_a_death(), rules=replace(NAPOLETANO, revival_dealer_exempt=True))
     assert options_of(state, 2) == {("REVIVE", 1), ("REVIVE", 3)}
 
 

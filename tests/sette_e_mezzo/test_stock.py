@@ -5,8 +5,8 @@ from __future__ import annotations
 import engine
 from engine.cards import parse_cards
 from engine.games.sette_e_mezzo.state import Status
-from engine.values import replace
 from engine.visibility import NOBODY, PUBLIC, TableCard, only
+from tests.helpers import replace
 from tests.sette_e_mezzo.table import deal, table
 
 

@@ -12,6 +12,7 @@ from engine import chance
 from engine.cards import ITALIAN_40, Card, Suit
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.saltacavallo import validate
 from engine.games.saltacavallo.rules import (
     MAX_SEATS,
     PRESETS,
@@ -87,27 +88,49 @@ def swap_target(state: SaltacavalloState, seat: int) -> int | None:
     """
     lives, hand, dealer = state.lives, state.hand, state.dealer
     t = seat
-    while True:
+    for _ in range(len(lives)):  # the chain ends on the dealer within one round of the table
         t = next_living(lives, t)
         held = hand[t]
-        assert held is not None and held.card is not None
+        if t == seat or held is None or held.card is None:
+            raise _bad("state.hand", f"no other living seat holding a card after seat {seat}")
         if not held.seen_by.everyone:
             return t
         if held.card.rank == RE or t == dealer:
             return None
         # a cavallo: jump to the seat after it
+    raise _bad("state.dealer", f"no living dealer ({dealer}) ends the chain from seat {seat}")
 
 
 def _next_turn(lives: Sequence[int], hand: Sequence[TableCard | None], dealer: int, after: int) -> int:
     """SC-7: the next seat after ``after`` (before the dealer) holding a face-down card, or -1."""
     t = after
-    while True:
+    for _ in range(len(lives)):  # the dealer comes round within one round of the table
         t = next_living(lives, t)
         if t == dealer:
             return -1
         held = hand[t]
         if held is not None and not held.seen_by.everyone:
             return t
+    raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+
+
+def _round(lives: Sequence[int], dealer: int) -> list[int]:
+    """The living seats in play order from the one after ``dealer``, the dealer last."""
+    if not 0 <= dealer < len(lives) or not lives[dealer]:
+        raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+    order: list[int] = []
+    s = dealer
+    for _ in range(len(lives)):
+        s = next_living(lives, s)
+        order.append(s)
+        if s == dealer:
+            return order
+    raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+
+
+def _bad(path: str, what: str) -> Rejected:
+    """A state no legal play makes (:func:`engine.validate.check_state` refuses it before play)."""
+    return Rejected(Reason.INVALID_STATE, f"{path}: {what}")
 
 
 def _split(pot: int, seats: Sequence[int], dealer: int, n: int, transfers: list[Transfer], events: list[Event]) -> None:
@@ -192,6 +215,9 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             if state.rules.revival and not state.lives[seat]:
                 return tuple(_REVIVE[g] for g in _givers(state))
         return _NONE
+
+    def check_state(self, state: SaltacavalloState) -> None:
+        validate.check_state(state)
 
     def to_act(self, state: SaltacavalloState) -> tuple[int, ...]:
         phase = state.phase
@@ -285,13 +311,7 @@ def _deal(state: SaltacavalloState) -> Outcome:
     """SC-5/SC-6: shuffle (per ``reshuffle``), cut, one card each from the seat after the dealer, dealer last."""
     rules, lives, dealer = state.rules, state.lives, state.dealer
     n = len(lives)
-    order: list[int] = []
-    s = dealer
-    while True:
-        s = next_living(lives, s)
-        order.append(s)
-        if s == dealer:
-            break
+    order = _round(lives, dealer)
     events: list[Event] = []
     stock = state.stock
     draws = state.draws
@@ -343,18 +363,15 @@ def _dealers_turn(
 ) -> Outcome:
     """SC-10: every card is turned face up; a dealer without a cavallo or re then keeps or draws."""
     revealed: list[TableCard | None] = list(hand)
-    lives, dealer = state.lives, state.dealer
-    s = dealer
-    while True:
-        s = next_living(lives, s)
+    for s in _round(state.lives, state.dealer):
         held = revealed[s]
-        assert held is not None and held.card is not None
+        if held is None or held.card is None:
+            raise _bad(f"state.hand[{s}]", f"living seat {s} holds no card")
         if not held.seen_by.everyone:
             up = _FACE_UP[held.card]
             revealed[s] = up
             events.append(Event("REVEAL", seat=s, cards=(up,)))
-        if s == dealer:
-            break
+    dealer = state.dealer
     own = revealed[dealer]
     assert own is not None and own.card is not None
     if own.card.rank <= FANTE:

@@ -10,6 +10,7 @@ from engine import chance
 from engine.cards import FRENCH_32, Card
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.trentuno import validate
 from engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
 from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
@@ -28,7 +29,7 @@ _DEAL_ACTIONS = (LegalAction(DEAL),)
 _TRENTUNO = 4
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1024)  # ~1.8 KiB an entry: a state's turn is asked for a few times in a row (docs/performance.md)
 def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: bool) -> tuple[LegalAction, ...]:
     """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
     out = [LegalAction(EXCHANGE, cards=(given, taken)) for given in hand for taken in widow]
@@ -38,8 +39,14 @@ def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: b
 
 
 def _after(in_deal: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded)."""
-    return tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded).
+
+    A deal always has another seat; a state without one (which :meth:`Trentuno.check_state` refuses) is
+    refused here too rather than failing on an index."""
+    out = tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    if not out:
+        raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
+    return out
 
 
 def _cards(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:
@@ -138,6 +145,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if state.phase is Phase.WAITING and seat == state.dealer:
             return _DEAL_ACTIONS
         return ()
+
+    def check_state(self, state: TrentunoState) -> None:
+        validate.check_state(state)
 
     def to_act(self, state: TrentunoState) -> tuple[int, ...]:
         if state.phase is Phase.PLAYING:
@@ -278,7 +288,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
                 )
                 return Outcome(state, tuple(events))
         in_deal = state.in_deal
-        nxt = next((s for s in in_deal if s > seat), in_deal[0])
+        nxt = next((s for s in in_deal if s > seat), None)
+        if nxt is None:  # round the table
+            nxt = _after(in_deal, seat)[0]
         state = replace(state, hands=hands, widow=widow, rounds=rounds, turn=nxt)
         return Outcome(state, tuple(events))
 
