@@ -11,7 +11,7 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,10 +61,12 @@ class TableCore:
         trusted_mode: bool = False,
         max_replay_actions: int = 10_000,
         recent_size: int = 4096,
+        replay_max_views: int = 8000,
     ) -> None:
         self.keyring = keyring
         self.trusted_mode = trusted_mode
         self.max_replay_actions = max_replay_actions
+        self.replay_max_views = replay_max_views
         self._games: svc.ListGamesResponse | None = None
         self._recent: OrderedDict[bytes, TableState] = OrderedDict()
         """Tokens this process sealed lately, with their states: a memo that skips decrypting and decoding
@@ -82,6 +84,7 @@ class TableCore:
 
     def create_table(self, request: svc.CreateTableRequest, call: Call) -> svc.CreateTableResponse:
         call.game = request.game
+        _check_seed(request)
         seed = request.seed if request.HasField("seed") else os.urandom(32)
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
@@ -133,24 +136,42 @@ class TableCore:
         )
 
     def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
+        return svc.ReplayResponse(steps=list(self._replay_steps(request, call)))
+
+    def stream_replay(self, request: svc.StreamReplayRequest, call: Call) -> Iterator[svc.StreamReplayResponse]:
+        """Replay, one step per message (the request has ReplayRequest's fields)."""
+        for step in self._replay_steps(request, call):
+            yield svc.StreamReplayResponse(step=step)
+
+    def _replay_steps(self, request: svc.ReplayRequest | svc.StreamReplayRequest, call: Call) -> Iterator[Any]:
+        """Every step of a replay, checked against its limits before any work; the deadline between steps."""
         create = request.create
         call.game = create.game
         if not create.HasField("seed"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a replay needs the table's seed in create.seed")
+        _check_seed(create)
         if len(request.actions) > self.max_replay_actions:
             raise ServiceError.of(
                 ServiceReason.INVALID_REQUEST,
                 f"a replay takes at most {self.max_replay_actions} actions, not {len(request.actions)}",
             )
+        views = (len(request.actions) + 1) * (len(create.seats) + 1)
+        if views > self.replay_max_views:
+            raise ServiceError.of(
+                ServiceReason.REPLAY_BUDGET_EXCEEDED,
+                f"this replay needs {views} views ((actions + 1) x (seats + 1)); the server's budget is "
+                f"{self.replay_max_views}: replay fewer actions at a time",
+                views=str(views),
+                budget=str(self.replay_max_views),
+            )
         out = self._new_table(create, request.table_id, create.seed)
-        steps = [_step(out, None)]
+        yield _step(out, None)
         for i, msg in enumerate(request.actions):
             _check_deadline(call)
             action = _engine_value(engine.Action, to_plain(msg), f"actions[{i}]")
             state = out.state
             out = _engine(lambda state=state, action=action: engine.apply(state, action), step=str(i))  # type: ignore[misc]
-            steps.append(_step(out, msg))
-        return svc.ReplayResponse(steps=steps)
+            yield _step(out, msg)
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -257,6 +278,15 @@ def _engine(fn: Callable[[], Any], **metadata: str) -> Any:
 
 def _engine_value(kind: Any, data: Any, where: str) -> Any:
     return _engine(lambda: engine_codec.from_data(kind, data, where))
+
+
+def _check_seed(request: svc.CreateTableRequest) -> None:
+    if request.HasField("seed") and len(request.seed) > engine.MAX_SEED:
+        raise ServiceError.from_rejected(
+            engine.Rejected(
+                engine.Reason.INVALID_SEED, f"the seed is {len(request.seed)} bytes; at most {engine.MAX_SEED}"
+            )
+        )
 
 
 def _check_deadline(call: Call) -> None:

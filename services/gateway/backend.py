@@ -22,9 +22,6 @@ from services.errors import STATUS_DETAILS_KEY
 from services.gateway.errors import GatewayError
 from services.server import SERVICE_NAME, App, Method
 
-_SLOW = frozenset({"Replay"})
-"""Calls that may run long: run off the event loop so /healthz and short calls are not held up."""
-
 
 class Backend(Protocol):
     async def call(self, rpc: str, request: Message, request_id: str) -> Message: ...
@@ -70,8 +67,10 @@ class InProcessBackend:
     async def call(self, rpc: str, request: Message, request_id: str) -> Message:
         method = self.methods[rpc]
         context = _Context(request_id, self.timeout)
-        if rpc in _SLOW:
-            response, status = await asyncio.to_thread(self.app.observer.run, method, request, context)
+        if method.slow:  # on the replay workers, under their limit, so the event loop stays free
+            response, status = await asyncio.wrap_future(
+                self.app.pools.replay.submit(self.app.observer.run, method, request, context)
+            )
         else:
             response, status = self.app.observer.run(method, request, context)
         if status is not None:

@@ -73,7 +73,11 @@ def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
         assert metric(metrics_port, handled) == before + 1
         with pytest.raises(grpc.RpcError):
             stub.CreateTable(svc.CreateTableRequest(game="nope", seats=seats))
-        assert metric(metrics_port, 'mazziere_rejections_total{game="nope",reason="UNKNOWN_GAME"}') == 1
+        # A caller's text never becomes a label: a game that is not ours is counted as "unknown".
+        assert metric(metrics_port, 'mazziere_rejections_total{game="unknown",reason="UNKNOWN_GAME"}') == 1
+        assert (
+            "nope" not in urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
+        )
         assert metric(metrics_port, "grpc_server_started_total") >= 2
         assert metric(metrics_port, "grpc_server_handling_seconds_count") >= 2
 
