@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequen
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from queue import Empty
 from typing import Any, ParamSpec, TypeVar
 
 import grpc
@@ -161,6 +162,21 @@ class AdmissionPool(futures.ThreadPoolExecutor):
     def run_more(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> futures.Future[T]:
         """Run one more piece of a call that holds a place (a stream's next step), without taking another."""
         return super().submit(fn, *args, **kwargs)
+
+    def flush(self) -> int:
+        """Run every queued task now on the overflow pool (at shutdown, where its handler refuses it at once)."""
+        moved = 0
+        queue = self._work_queue  # the executor's own queue of work items not yet picked by a worker
+        while True:
+            try:
+                item = queue.get_nowait()
+            except Empty:
+                return moved
+            if item is None:  # the executor's own wake-up mark: leave it for the workers
+                queue.put(None)
+                return moved
+            self._overflow.submit(item.run)
+            moved += 1
 
 
 # -- the wrapper around every call -----------------------------------------------------------------
@@ -776,8 +792,10 @@ class ThreadServer:
         time.sleep(self.app.config.drain_seconds)
         grace = self.app.config.grace_seconds
         stopped = self.server.stop(grace)
-        if not stopped.wait(_grace_split(grace)):
+        if not stopped.wait(_grace_split(grace)):  # calls still queued are refused, not cut when the grace ends
             self.app.observer.closing.set()
+            self.app.pools.game.flush()
+            self.app.pools.replay.flush()
             stopped.wait()
         self.app.log.info("stopped")
 
@@ -836,6 +854,7 @@ class AioServer:
         if not done:  # calls still waiting: refuse them as UNAVAILABLE before grpc cuts them as CANCELLED
             self.app.observer.closing.set()
             self.closing.set()
+            self.app.pools.replay.flush()
             await stopping
         self.app.log.info("stopped")
 
