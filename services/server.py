@@ -470,10 +470,19 @@ def _sync_stream_behavior(observer: Observer, method: Method) -> Callable[[Any, 
         def gone() -> grpc.StatusCode | None:
             return None if context.is_active() else grpc.StatusCode.CANCELLED
 
+        # The budget is checked between steps; a caller that stops reading leaves the worker waiting to send
+        # one, so the call is cancelled a little after its budget instead.
+        watchdog = threading.Timer(observer.replay_seconds + 1.0, context.cancel) if method.slow else None
+        if watchdog is not None:
+            watchdog.daemon = True
+            watchdog.start()
         try:
             yield from observer.stream(method, request, context, wire=True, gone=gone)
         except Aborted as exc:
             context.abort_with_status(exc.status)
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
 
     return behavior
 

@@ -258,3 +258,23 @@ def test_an_answer_over_the_message_limit_is_typed_and_counted(big: svc.ReplayRe
         )
     finally:
         served.close()
+
+
+def test_a_stream_whose_caller_stops_reading_gives_its_worker_back(big: svc.ReplayRequest) -> None:
+    config = replace(BASE, replay_max_views=1_000_000, replay_seconds=1.0, max_message_bytes=64 << 20)
+    served = Served(config)
+    try:
+        # No window growth on this channel: the server soon has more than a 64 KiB window it cannot send.
+        channel = grpc.insecure_channel(f"127.0.0.1:{served.port}", options=[("grpc.http2.bdp_probe", 0)])
+        stub = service_pb2_grpc.TableServiceStub(channel)
+        stream = stub.StreamReplay(svc.StreamReplayRequest.FromString(big.SerializeToString()), timeout=60)
+        next(stream)  # one step read, then nothing
+        deadline = time.monotonic() + 20
+        while served.app.pools.replay.taken and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert served.app.pools.replay.taken == 0
+        assert served.stub.ListGames(svc.ListGamesRequest(), timeout=10).games
+        stream.cancel()
+        channel.close()
+    finally:
+        served.close()
