@@ -10,12 +10,14 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import StreamingResponse
+from google.protobuf.message import Message as ProtoMessage
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
@@ -106,11 +108,37 @@ def _endpoint(
                 if current and current != header:
                     raise GatewayError.invalid_request(f"the {SEAT_KEY_HEADER} header and seatKey disagree")
                 message.seat_key = header  # type: ignore[attr-defined]
-        answer = await backend.call(rpc, message, request.scope.get("mazziere.request_id", ""))
+        request_id = request.scope.get("mazziere.request_id", "")
+        if route.streaming:
+            return await _stream(backend.stream(rpc, message, request_id))
+        answer = await backend.call(rpc, message, request_id)
         return Response(protojson.to_json(answer), media_type=_JSON)
 
     endpoint.__name__ = rpc
     return endpoint
+
+
+NDJSON = "application/x-ndjson"
+
+
+async def _stream(items: AsyncIterator[ProtoMessage]) -> Response:
+    """NDJSON: one response per line. A refusal before the first is an ordinary error answer (its HTTP status);
+    one after it is a last line holding the error envelope, since the status has been sent."""
+    iterator = aiter(items)
+    try:
+        first = await anext(iterator)
+    except StopAsyncIteration:
+        return Response(b"", media_type=NDJSON)
+
+    async def lines() -> AsyncIterator[bytes]:
+        yield protojson.to_json(first) + b"\n"
+        try:
+            async for item in iterator:
+                yield protojson.to_json(item) + b"\n"
+        except GatewayError as exc:
+            yield exc.json() + b"\n"
+
+    return StreamingResponse(lines(), media_type=NDJSON)
 
 
 CLIENT_CLOSED = 499
@@ -342,9 +370,15 @@ def _error_example(http_status: int) -> dict[str, Any]:
 
 
 def _responses(route: Route) -> dict[int | str, dict[str, Any]]:
+    media_type = NDJSON if route.streaming else _JSON
     ok = {
-        "description": f"The {route.method.output_type.name}",
-        "content": {_JSON: {"schema": ref(route.method.output_type.full_name)}},
+        "description": f"The {route.method.output_type.name}"
+        + (
+            ": one per line; an error after the first is a last line holding the error envelope"
+            if route.streaming
+            else ""
+        ),
+        "content": {media_type: {"schema": ref(route.method.output_type.full_name)}},
     }
     out: dict[int | str, dict[str, Any]] = {200: ok}
     described = {

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import uvicorn
@@ -138,7 +138,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def channel_methods() -> dict[str, Any]:
-    return {r.rpc: (r.request_class, r.response_class) for r in ROUTES}
+    return {r.rpc: (r.request_class, r.response_class, r.streaming) for r in ROUTES}
 
 
 class _HealthContext:
@@ -247,6 +247,9 @@ class _Draining:
 
     async def call(self, rpc: str, request: Any, request_id: str) -> Any:
         return await self.backend.call(rpc, request, request_id)
+
+    def stream(self, rpc: str, request: Any, request_id: str) -> AsyncIterator[Any]:
+        return self.backend.stream(rpc, request, request_id)
 
     async def ready(self) -> bool:
         return not self.draining and await self.backend.ready()
