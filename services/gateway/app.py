@@ -219,7 +219,9 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | No
 
 
 def error_response(error: GatewayError, headers: dict[str, str] | None = None) -> Response:
-    return Response(error.json(), status_code=error.http_status, media_type=_JSON, headers=headers)
+    return Response(
+        error.json(), status_code=error.http_status, media_type=_JSON, headers={**error.headers(), **(headers or {})}
+    )
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:

@@ -19,7 +19,7 @@ import uvicorn
 import uvloop
 from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.gateway.app import create_app
@@ -27,6 +27,7 @@ from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
 from services.gateway.config import GatewayConfig
 from services.gateway.routes import ROUTES
 from services.logs import get_logger
+from services.metrics import serve_registry
 from services.server import SERVICE_NAME, AioServer, App, ThreadServer
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -270,7 +271,7 @@ async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> Non
     )
     registry = CollectorRegistry()
     if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
-        start_http_server(config.metrics_port, addr=config.bind_host, registry=registry)
+        serve_registry(registry, config.metrics_port, config.bind_host)
     rest = RestServer(
         create_app(backend, config, registry=registry),
         sock,
