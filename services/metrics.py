@@ -43,7 +43,7 @@ class Metrics:
         )
         self.rejections = Counter(
             "mazziere_rejections_total",
-            "Calls refused, by game (empty when unknown) and ErrorInfo reason.",
+            "Calls refused, by game ('unknown' when not one of the served games) and ErrorInfo reason.",
             ["game", "reason"],
             registry=self.registry,
         )
