@@ -50,6 +50,8 @@ __all__ = [
 MAX_CHIPS = 10**12
 """The most chips a seat may bring: every later amount (doubles, triples, pots) stays far inside 64 bits."""
 MAX_NAME = 100
+MAX_SEED = 64
+"""The longest seed a table takes, in bytes (the server draws 32)."""
 
 
 def new_table(
@@ -69,8 +71,8 @@ def new_table(
             Reason.UNKNOWN_PRESET, f"{game_id} has no preset {name!r}; presets are: {', '.join(game.presets)}"
         )
     rules = with_options(game.presets[name], options or {})
-    if not seed:
-        raise Rejected(Reason.INVALID_SEED, "a table needs a non-empty seed")
+    if not seed or len(seed) > MAX_SEED:
+        raise Rejected(Reason.INVALID_SEED, f"a table needs a seed of 1 to {MAX_SEED} bytes, not {len(seed)}")
     for i, seat in enumerate(seats):
         if not isinstance(seat.name, str) or len(seat.name) > MAX_NAME:
             raise Rejected(Reason.INVALID_SEATS, f"seat {i}'s name must be text of at most {MAX_NAME} characters")

@@ -75,19 +75,35 @@ class Keyring:
 
     @classmethod
     def parse(cls, text: str) -> Keyring:
-        """Read ``kid:base64key`` entries separated by commas, spaces or new lines (``#`` starts a comment)."""
+        """Read ``kid:base64key`` entries separated by commas, spaces or new lines (``#`` starts a comment).
+
+        Errors name an entry by its position only: a mis-written entry may hold a key where the key id should be
+        (swapped, or no key id at all), and startup errors are logged.
+        """
         keys = []
+        position = 0
         for line in text.splitlines():
             line = line.split("#", 1)[0]
             for entry in line.replace(",", " ").split():
+                position += 1
                 kid, sep, b64 = entry.partition(":")
-                if not sep:
-                    raise ValueError(f"key entry {kid[:8]}... is not kid:base64key")
+                if not sep or not kid or not b64:
+                    raise ValueError(f"sealing key entry {position} is not kid:base64key")
+                if not _KID.match(kid):
+                    raise ValueError(
+                        f"sealing key entry {position}: the key id (before the colon) must be 1..64 of "
+                        "A-Z a-z 0-9 _ - (are the key id and the key swapped?)"
+                    )
                 try:
                     std = b64.replace("-", "+").replace("_", "/")
                     key = base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
                 except ValueError:
-                    raise ValueError(f"key {kid!r} is not base64") from None
+                    raise ValueError(f"sealing key entry {position}: the key (after the colon) is not base64") from None
+                if len(key) not in (16, 24, 32):
+                    raise ValueError(
+                        f"sealing key entry {position}: the key is {len(key)} bytes; AES needs 16, 24 or 32 "
+                        "(are the key id and the key swapped?)"
+                    )
                 keys.append((kid, key))
         return cls(keys)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
@@ -48,8 +48,6 @@ class Call:
     game: str = ""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
-    plain_state: bool = False
-    """The call works on a plain state from a trusted caller: if the engine trips on it, the state is at fault."""
 
 
 def served_games() -> list[str]:
@@ -67,10 +65,12 @@ class TableCore:
         trusted_mode: bool = False,
         max_replay_actions: int = 10_000,
         recent_size: int = 4096,
+        replay_max_views: int = 8000,
     ) -> None:
         self.keyring = keyring
         self.trusted_mode = trusted_mode
         self.max_replay_actions = max_replay_actions
+        self.replay_max_views = replay_max_views
         self._games: svc.ListGamesResponse | None = None
         self.recent = RecentStates(recent_size)
 
@@ -83,6 +83,7 @@ class TableCore:
 
     def create_table(self, request: svc.CreateTableRequest, call: Call) -> svc.CreateTableResponse:
         call.game = request.game
+        _check_seed(request)
         seed = request.seed if request.HasField("seed") else os.urandom(32)
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
@@ -131,24 +132,42 @@ class TableCore:
         return answer
 
     def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
+        return svc.ReplayResponse(steps=list(self._replay_steps(request, call)))
+
+    def stream_replay(self, request: svc.StreamReplayRequest, call: Call) -> Iterator[svc.StreamReplayResponse]:
+        """Replay, one step per message (the request has ReplayRequest's fields)."""
+        for step in self._replay_steps(request, call):
+            yield svc.StreamReplayResponse(step=step)
+
+    def _replay_steps(self, request: svc.ReplayRequest | svc.StreamReplayRequest, call: Call) -> Iterator[Any]:
+        """Every step of a replay, checked against its limits before any work; the deadline between steps."""
         create = request.create
         call.game = create.game
         if not create.HasField("seed"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a replay needs the table's seed in create.seed")
+        _check_seed(create)
         if len(request.actions) > self.max_replay_actions:
             raise ServiceError.of(
                 ServiceReason.INVALID_REQUEST,
                 f"a replay takes at most {self.max_replay_actions} actions, not {len(request.actions)}",
             )
+        views = (len(request.actions) + 1) * (len(create.seats) + 1)
+        if views > self.replay_max_views:
+            raise ServiceError.of(
+                ServiceReason.REPLAY_BUDGET_EXCEEDED,
+                f"this replay needs {views} views ((actions + 1) x (seats + 1)); the server's budget is "
+                f"{self.replay_max_views}: replay fewer actions at a time",
+                views=str(views),
+                budget=str(self.replay_max_views),
+            )
         out = self._new_table(create, request.table_id, create.seed)
-        steps = [_step(out, None)]
+        yield _step(out, None)
         for i, msg in enumerate(request.actions):
             _check_deadline(call)
             action = _action(msg, f"actions[{i}]")
             state = out.state
             out = _engine(lambda state=state, action=action: engine.apply(state, action), step=str(i))  # type: ignore[misc]
-            steps.append(_step(out, msg))
-        return svc.ReplayResponse(steps=steps)
+            yield _step(out, msg)
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -193,7 +212,6 @@ class TableCore:
             if not self.trusted_mode:
                 raise ServiceError.of(ServiceReason.PLAIN_STATE_REFUSED, "this server accepts only sealed state tokens")
             state = _engine(lambda: engine.state_from_bytes(raw))
-            call.plain_state = True
         elif (known := self.recent.get(raw)) is not None:
             state = known
         else:
@@ -265,6 +283,15 @@ def _action(msg: pb.Action, where: str) -> engine.Action:
             ) from None
     target = msg.target if msg.HasField("target") else None
     return engine.Action(msg.seat, msg.kind, msg.amount, target, cards)
+
+
+def _check_seed(request: svc.CreateTableRequest) -> None:
+    if request.HasField("seed") and len(request.seed) > engine.MAX_SEED:
+        raise ServiceError.from_rejected(
+            engine.Rejected(
+                engine.Reason.INVALID_SEED, f"the seed is {len(request.seed)} bytes; at most {engine.MAX_SEED}"
+            )
+        )
 
 
 def _check_deadline(call: Call) -> None:

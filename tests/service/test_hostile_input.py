@@ -97,3 +97,21 @@ def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(t
                 assert exc.code() in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION), exc.details()  # type: ignore[attr-defined]
                 info = error_info(exc)
                 assert info is not None and (reason is None or info.reason == reason), (raw[:60], info)
+
+
+def test_a_seed_is_at_most_64_bytes(client: Client) -> None:
+    import engine
+
+    assert engine.MAX_SEED == 64
+    client.create("trentuno", seed=b"s" * 64)
+    for seed in (b"s" * 65, b"s" * 100_000):
+        exc = refused(lambda s=seed: client.create("trentuno", seed=s), Code.INVALID_ARGUMENT, "INVALID_SEED")
+        assert "64" in exc.details()  # type: ignore[attr-defined]
+        replay = svc.ReplayRequest(create=svc.CreateTableRequest(game="trentuno", seats=seats(), seed=seed))
+        refused(lambda r=replay: client.stub.Replay(r), Code.INVALID_ARGUMENT, "INVALID_SEED")
+    try:
+        engine.new_table("trentuno", [engine.Seat("a", 5), engine.Seat("b", 5)], seed=b"s" * 65)
+    except engine.Rejected as exc:
+        assert exc.reason == engine.Reason.INVALID_SEED
+    else:
+        raise AssertionError("the engine took a 65-byte seed")
