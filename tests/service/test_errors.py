@@ -62,6 +62,17 @@ def still_playable(client: Client, table: Table) -> None:
     assert resp.seq == before.seq + 1
 
 
+def test_a_token_of_the_first_format_is_refused_as_an_old_version(client: Client, table: Table) -> None:
+    """Tokens of the first format (version byte 1: JSON states, unpadded) name the reason, never crash."""
+    move = first_move(client, table)
+    old = b"\x01" + table.state[1:]
+    exc = refused(
+        lambda: client.stub.Act(act_request(table, move, state=old)), Code.INVALID_ARGUMENT, "RULES_VERSION_UNSUPPORTED"
+    )
+    assert "earlier version" in exc.details()  # type: ignore[attr-defined]
+    still_playable(client, table)
+
+
 def test_forged_and_garbage_tokens(client: Client, table: Table) -> None:
     stub, move = client.stub, first_move(client, table)
     forged = bytearray(table.state)

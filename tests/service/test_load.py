@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import replace
+from typing import Any
 
 import grpc
 import pytest
@@ -17,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 import engine
+from services import servicer
 from services.codec import to_proto
 from services.config import Config
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -165,6 +167,7 @@ def test_a_replay_over_the_view_budget_is_refused_before_any_work(big: svc.Repla
         served.close()
 
 
+@pytest.mark.usefixtures("slow_steps")
 def test_a_long_replay_is_cut_at_its_time_budget_while_short_calls_answer(big: svc.ReplayRequest) -> None:
     config = replace(BASE, replay_max_views=1_000_000, replay_seconds=1.0, max_message_bytes=64 << 20)
     served = Served(config)
@@ -204,6 +207,19 @@ def test_a_long_replay_is_cut_at_its_time_budget_while_short_calls_answer(big: s
         served.close()
 
 
+@pytest.fixture
+def slow_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every replay step takes at least 5 ms, so a long replay outlasts the limits under test on any machine."""
+    real = servicer._step
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.005)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(servicer, "_step", slow)
+
+
+@pytest.mark.usefixtures("slow_steps")
 def test_concurrent_replays_beyond_the_replay_workers_are_shed(big: svc.ReplayRequest) -> None:
     config = replace(BASE, replay_max_views=1_000_000, replay_seconds=2.0, max_message_bytes=64 << 20)
     served = Served(config)  # one replay worker, one replay waiting
@@ -260,6 +276,7 @@ def test_an_answer_over_the_message_limit_is_typed_and_counted(big: svc.ReplayRe
         served.close()
 
 
+@pytest.mark.usefixtures("slow_steps")
 def test_a_stream_whose_caller_stops_reading_gives_its_worker_back(big: svc.ReplayRequest) -> None:
     config = replace(BASE, replay_max_views=1_000_000, replay_seconds=1.0, max_message_bytes=64 << 20)
     served = Served(config)

@@ -11,6 +11,7 @@ from concurrent import futures
 from dataclasses import replace
 
 import grpc
+import pytest
 
 from services.config import Config
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -20,7 +21,7 @@ from services.server import AioServer, App, Method, ThreadServer
 from services.servicer import Call
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
-from tests.service.test_load import Served, long_game, replay_request
+from tests.service.test_load import Served, long_game, replay_request, slow_steps  # noqa: F401 (a fixture)
 
 Code = grpc.StatusCode
 REPLAY = {"grpc_type": "unary", "grpc_service": "mazziere.v1.TableService", "grpc_method": "Replay"}
@@ -46,6 +47,7 @@ def reason_of(future: futures.Future[object]) -> str:
     return "OK"
 
 
+@pytest.mark.usefixtures("slow_steps")
 def test_a_replay_cut_by_connection_age_is_recorded_as_cancelled() -> None:
     config = replace(
         BASE,
@@ -101,6 +103,7 @@ class AioRunning:
         self.channel.close()
 
 
+@pytest.mark.usefixtures("slow_steps")
 def test_aio_replays_still_waiting_when_the_grace_runs_out_are_unavailable() -> None:
     config = replace(
         BASE, replay_max_views=1_000_000, replay_seconds=60.0, max_message_bytes=64 << 20, grace_seconds=2.0
