@@ -139,6 +139,20 @@ class AdmissionPool(futures.ThreadPoolExecutor):
         with self._lock:
             self._taken -= 1
 
+    def close_after(self, steps: Generator[Any, None, None], step: futures.Future[Any] | None) -> None:
+        """Close a stream's steps once the one in hand (if any) is over, then give its place back."""
+
+        def close(_: object = None) -> None:
+            try:
+                steps.close()
+            finally:
+                self.release()
+
+        if step is None:
+            close()
+        else:
+            step.add_done_callback(close)
+
     @property
     def taken(self) -> int:
         return self._taken
@@ -581,17 +595,7 @@ def _aio_stream_behavior(
                 pool.release()
             else:  # the caller left or the server gave up: close the steps once the one in hand is over
                 given_up.code = given_up.code or grpc.StatusCode.CANCELLED
-
-                def close(_: object = None) -> None:
-                    try:
-                        steps.close()
-                    finally:
-                        pool.release()
-
-                if step is None:
-                    close()
-                else:
-                    step.add_done_callback(close)
+                pool.close_after(steps, step)
 
     return behavior
 

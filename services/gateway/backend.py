@@ -117,17 +117,7 @@ class InProcessBackend:
                 pool.release()
             else:  # the HTTP caller left: close the steps once the one in hand is over
                 given_up.append(grpc.StatusCode.CANCELLED)
-
-                def close(_: object = None) -> None:
-                    try:
-                        steps.close()
-                    finally:
-                        pool.release()
-
-                if step is None:
-                    close()
-                else:
-                    step.add_done_callback(close)
+                pool.close_after(steps, step)
 
     async def ready(self) -> bool:
         return await self._ready()
