@@ -41,6 +41,7 @@ FORMAT = 2
 """The byte form's version (1 was JSON text)."""
 PROFILE_CACHE = 256
 """Rule profiles kept by their written form: presets and the few custom tables a process serves at once."""
+_KEPT_RULES_BYTES = 1024
 
 
 def state_to_bytes(state: TableState) -> bytes:
@@ -176,7 +177,8 @@ def _profile(game_id: str, written: bytes) -> Any:
         profile = with_options(game.presets[preset], overrides)
     except Rejected as exc:
         raise Rejected(Reason.INVALID_STATE, f"state.rules: {exc.message}") from None
-    _remember(_PROFILES, key, profile)
+    if len(written) <= _KEPT_RULES_BYTES:  # real profiles take a few dozen bytes; a forged one is not kept
+        _remember(_PROFILES, key, profile)
     return profile
 
 
