@@ -1,5 +1,29 @@
-"""``python -m bench``: every benchmark that runs in-process."""
+"""``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS.
 
-from bench.engine import main
+The in-process ones always run (engine beside RLCard, an Act step by step, the round trip beside PokerKit, memory
+over a long run); the server ones run when their load tools are installed (h2load for gRPC, wrk for REST).
+"""
 
-main()
+import shutil
+
+from bench import act, engine, memory, roundtrip
+
+for name, run in (("engine", engine.main), ("act", lambda: act.main([])), ("round trip", roundtrip.main)):
+    print(f"\n== {name}")
+    run()
+if shutil.which("h2load"):
+    from bench import grpc_act
+
+    print("\n== gRPC (bench.grpc_act)")
+    grpc_act.main(["--rounds", "3"])
+else:
+    print("\n== gRPC: skipped (needs h2load: apt-get install nghttp2-client)")
+if shutil.which("wrk"):
+    from bench import rest_act
+
+    print("\n== REST (bench.rest_act)")
+    rest_act.main(["--rounds", "3", "--embedded", "inprocess"])
+else:
+    print("\n== REST: skipped (needs wrk: apt-get install wrk)")
+print("\n== memory (bench.memory)")
+memory.main([])

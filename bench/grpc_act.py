@@ -29,7 +29,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import grpc
+
+from bench.act import mid_hand_request
+from bench.goals import verdict
+from services.config import Config
+
 ECHO_SERVICE = "mazziere.bench.v1.EchoService"
+GOAL = 0.8
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,42 +69,12 @@ def _frame(message: bytes) -> bytes:
     return b"\x00" + struct.pack(">I", len(message)) + message
 
 
-def _act_request(port: int) -> bytes:
-    """A valid ActRequest in the middle of a Sette e mezzo hand, made through the API."""
-    import grpc
+def _act_request(keys: str) -> bytes:
+    """A valid ActRequest in the middle of a Sette e mezzo hand, sealed under the server's keys (``bench.act``)."""
+    from services.sealing import Keyring
+    from services.servicer import TableCore
 
-    from services.gen.mazziere.v1 import service_pb2 as svc
-    from services.gen.mazziere.v1 import service_pb2_grpc
-    from services.gen.mazziere.v1 import table_pb2 as pb
-
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    grpc.channel_ready_future(channel).result(timeout=30)
-    stub = service_pb2_grpc.TableServiceStub(channel)
-    seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(4)]
-    table = stub.CreateTable(svc.CreateTableRequest(game="sette_e_mezzo", seats=seats, seed=b"bench"))
-    keys = {k.seat: k.key for k in table.seat_keys}
-    state, seq, to_act = table.state, table.seq, list(table.to_act)
-    # Deal, then stand at the first decision that has a stake to place: a typical mid-hand move.
-    for _ in range(10):
-        seat = to_act[0]
-        legal = stub.GetView(
-            svc.GetViewRequest(table_id=table.table_id, state=state, seat=seat, seat_key=keys[seat])
-        ).update.legal_actions
-        entry = legal[0]
-        request = svc.ActRequest(
-            table_id=table.table_id,
-            state=state,
-            expected_seq=seq,
-            action=pb.Action(seat=seat, kind=entry.kind, amount=entry.min_amount),
-            seat_key=keys[seat],
-        )
-        if entry.kind != "DEAL" and seq >= 2:
-            stub.Act(request)  # it must succeed
-            channel.close()
-            return request.SerializeToString()
-        out = stub.Act(request)
-        state, seq, to_act = out.state, out.seq, list(out.to_act)
-    raise RuntimeError("no mid-hand move found")
+    return mid_hand_request(TableCore(Keyring.parse(keys))).SerializeToString()
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -148,7 +125,9 @@ def bench(kind: str, rounds: int, requests: int, streams: int, clients: int, log
     cmd += ["--keys", keys] + (["--log-calls"] if log_calls else [])
     server = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        act = _act_request(port)
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:  # the server is up
+            grpc.channel_ready_future(channel).result(timeout=30)
+        act = _act_request(keys)
         with tempfile.TemporaryDirectory() as tmp:
             act_body, echo_body = Path(tmp, "act.bin"), Path(tmp, "echo.bin")
             act_body.write_bytes(_frame(act))
@@ -194,14 +173,19 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'server':8} {'payload':>8} {'act/s':>8} {'echo/s':>8} {'ratio':>6} {'act µs':>8} {'echo µs':>8} {'ratio':>6}"
     )
+    ratios = {}
     for kind in args.kind or ["thread", "aio"]:
         r = bench(kind, args.rounds, args.requests, args.streams, args.clients, args.log_calls)
         act, echo = r["act"], r["echo"]
+        ratios[kind] = act.rate / echo.rate
         print(
             f"{kind:8} {r['payload_bytes']:>7}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
         )
     print("ratio columns: Act/echo calls per second, and echo/Act CPU per call (1.0 = Act costs no more than echo)")
+    default = Config.from_env({}).server_kind
+    if default in ratios:
+        print(verdict(f"gRPC Act vs echo (calls/s, default server: {default})", ratios[default], GOAL))
     return 0
 
 

@@ -39,6 +39,8 @@ from typing import Any
 
 from fastapi import Request, Response
 
+from bench.goals import verdict
+
 ROOT = Path(__file__).resolve().parent.parent
 GAME, SEATS, WARMUP_MOVES = "sette_e_mezzo", 4, 6
 
@@ -269,17 +271,24 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'gateway':10} {'body':>6} {'act/s':>8} {'echo/s':>8} {'ratio':>6} {'act µs':>8} {'echo µs':>8} {'ratio':>6}"
     )
+    ratios = {}
     for embedded in args.embedded or ["inprocess", "channel"]:
         r = bench(embedded, args.rounds, args.seconds, args.connections, args.log_calls)
         act, echo = r["act"], r["echo"]
+        ratios[embedded] = act.rate / echo.rate
         print(
             f"{embedded:10} {r['payload_bytes']:>5}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
         )
     print("ratio columns: act/echo requests per second, and echo/act server CPU per request (medians of the rounds)")
+    if "inprocess" in ratios:
+        print(verdict("REST act vs FastAPI echo (requests/s, embedded default)", ratios["inprocess"], GOAL))
     if args.backends:
         _backends(args.rounds, 1500)
     return 0
+
+
+GOAL = 0.6
 
 
 if __name__ == "__main__":

@@ -12,11 +12,10 @@ Everything a caller needs is here: :func:`new_table`, :func:`legal_actions`, :fu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import codec
+from engine import validate, wire
 from engine.cards import Card, parse_cards
 from engine.errors import Reason, Rejected
 from engine.registry import all_games, get_game
@@ -51,6 +50,8 @@ __all__ = [
 MAX_CHIPS = 10**12
 """The most chips a seat may bring: every later amount (doubles, triples, pots) stays far inside 64 bits."""
 MAX_NAME = 100
+MAX_SEED = 64
+"""The longest seed a table takes, in bytes (the server draws 32)."""
 
 
 def new_table(
@@ -70,8 +71,8 @@ def new_table(
             Reason.UNKNOWN_PRESET, f"{game_id} has no preset {name!r}; presets are: {', '.join(game.presets)}"
         )
     rules = with_options(game.presets[name], options or {})
-    if not seed:
-        raise Rejected(Reason.INVALID_SEED, "a table needs a non-empty seed")
+    if not seed or len(seed) > MAX_SEED:
+        raise Rejected(Reason.INVALID_SEED, f"a table needs a seed of 1 to {MAX_SEED} bytes, not {len(seed)}")
     for i, seat in enumerate(seats):
         if not isinstance(seat.name, str) or len(seat.name) > MAX_NAME:
             raise Rejected(Reason.INVALID_SEATS, f"seat {i}'s name must be text of at most {MAX_NAME} characters")
@@ -107,28 +108,13 @@ def is_over(state: TableState) -> bool:
 
 
 def state_to_bytes(state: TableState) -> bytes:
-    """The canonical bytes of a state (the same game always gives the same bytes)."""
-    return codec.to_json(state)
+    """The canonical bytes of a state (the same game always gives the same bytes): see :mod:`engine.wire`."""
+    return wire.state_to_bytes(state)
 
 
 def state_from_bytes(raw: bytes) -> TableState:
-    """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one."""
-    try:
-        data = json.loads(raw)
-        game_id = data["game"]
-    except (ValueError, UnicodeDecodeError, TypeError, KeyError):
-        raise Rejected(Reason.INVALID_STATE, "not a Mazziere table state") from None
-    if not isinstance(game_id, str):
-        raise Rejected(Reason.INVALID_STATE, "not a Mazziere table state: 'game' is not a game id")
-    game = get_game(game_id)
-    state: TableState = codec.from_data(game.state_type, data, "state")
-    if not 0 < len(state.names) == len(state.chips) or min(state.seq, state.draws) < 0:
-        raise Rejected(Reason.INVALID_STATE, "the state's seats, chips or counters do not fit together")
-    current = game.presets[game.default_preset].rules_version
-    if state.rules.rules_version != current:
-        raise Rejected(
-            Reason.RULES_VERSION_UNSUPPORTED,
-            f"this table was made under {game_id} rules version {state.rules.rules_version}; "
-            f"this engine plays version {current}",
-        )
+    """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one,
+    or if its values do not fit together (:func:`engine.validate.check_state`)."""
+    state = wire.state_from_bytes(raw)
+    validate.check_state(state)
     return state

@@ -19,7 +19,6 @@ Card.parse('Rd')
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 
 from engine.errors import Reason, Rejected
@@ -52,26 +51,42 @@ _ITALIAN_RANKS = "A234567FCR"
 _FRENCH_RANKS = "A23456789TJQK"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """One playing card. Build cards with :meth:`parse`; compare them by value.
 
-    Cards are dictionary keys on every hot path, so equality, hashing and order use one small integer
-    computed once (rank-major: cards order by rank, then by suit).
+    There is one object per card (:data:`ALL_CARDS`), made at import; ``Card(rank, suit)`` gives that object
+    back. So two cards are equal when they are the same object (a comparison in C), hashing and order use one
+    small integer computed once (rank-major: cards order by rank, then by suit), and ``index`` is the card's
+    place in :data:`ALL_CARDS`: its number in the state's byte form.
     """
 
+    __slots__ = ("_key", "_text", "index", "rank", "suit")
     rank: int
     suit: Suit
-    _key: int = field(init=False, repr=False)
-    _text: str = field(init=False, repr=False)
+    index: int
+    _key: int
+    _text: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_key", self.rank * 8 + _SUIT_INDEX[self.suit])
-        ranks = _ITALIAN_RANKS if self.suit.is_italian else _FRENCH_RANKS
-        object.__setattr__(self, "_text", ranks[self.rank - 1] + self.suit.value)
+    def __new__(cls, rank: int, suit: Suit) -> Card:
+        key = rank * 8 + _SUIT_INDEX[suit]
+        known = _BY_KEY.get(key)
+        if known is not None:
+            return known
+        ranks = _ITALIAN_RANKS if suit.is_italian else _FRENCH_RANKS
+        if not 1 <= rank <= len(ranks):
+            raise ValueError(f"no card has rank {rank} in suit {suit.name}")
+        card = object.__new__(cls)
+        for name, value in (("rank", rank), ("suit", suit), ("index", len(_BY_KEY)), ("_key", key)):
+            object.__setattr__(card, name, value)
+        object.__setattr__(card, "_text", ranks[rank - 1] + suit.value)
+        _BY_KEY[key] = card
+        return card
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (type(other) is Card and self._key == other._key)
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return Card.parse, (self._text,)
 
     def __hash__(self) -> int:
         return self._key
@@ -118,14 +133,16 @@ def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-_ALL = [Card(r, s) for s in ITALIAN_SUITS for r in range(1, 11)] + [
-    Card(r, s) for s in FRENCH_SUITS for r in range(1, 14)
-]
-_BY_TEXT = {str(c): c for c in _ALL}
+_BY_KEY: dict[int, Card] = {}
+ALL_CARDS: tuple[Card, ...] = tuple(
+    [Card(r, s) for s in ITALIAN_SUITS for r in range(1, 11)] + [Card(r, s) for s in FRENCH_SUITS for r in range(1, 14)]
+)
+"""Every card of every pack, Italian then French; a card's place here is its ``index`` (part of the byte form)."""
+_BY_TEXT = {str(c): c for c in ALL_CARDS}
 
-ITALIAN_40: tuple[Card, ...] = tuple(c for c in _ALL if c.suit.is_italian)
+ITALIAN_40: tuple[Card, ...] = tuple(c for c in ALL_CARDS if c.suit.is_italian)
 """Carte napoletane: four suits of asso..7, fante, cavallo, re."""
-FRENCH_40: tuple[Card, ...] = tuple(c for c in _ALL if not c.suit.is_italian and c.rank not in (8, 9, 10))
+FRENCH_40: tuple[Card, ...] = tuple(c for c in ALL_CARDS if not c.suit.is_italian and c.rank not in (8, 9, 10))
 """French 40-card pack: A, 2..7, J, Q, K."""
-FRENCH_32: tuple[Card, ...] = tuple(c for c in _ALL if not c.suit.is_italian and c.rank not in range(2, 7))
+FRENCH_32: tuple[Card, ...] = tuple(c for c in ALL_CARDS if not c.suit.is_italian and c.rank not in range(2, 7))
 """French 32-card pack (piquet): 7, 8, 9, 10, J, Q, K, A."""

@@ -1,32 +1,35 @@
-"""One lossless codec for every engine value: dataclasses, tuples, enums and cards to plain data and back.
+"""Engine values as plain data and back: values, rule profiles, tuples, enums and cards.
 
-``to_data`` gives JSON-ready values (cards in notation, enums by value, bytes in hex); ``from_data`` reads
-them back against the type hints; :func:`state_to_bytes` is the canonical byte form of a table state, so
-"same seed and same actions give the same bytes" is checkable with ``==``.
+``to_data`` gives JSON-ready values (cards in notation, enums by value, bytes in hex), for option overrides,
+listings and tests; ``from_data`` reads them back against the type hints, naming the path of a misfit. The
+state's byte form is :mod:`engine.wire`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import operator
 import types
 import typing
 from collections.abc import Callable
 from enum import Enum
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
+
+import msgspec
 
 from engine.cards import Card
 from engine.errors import Reason, Rejected
+from engine.values import field_names, is_value
 from engine.visibility import PUBLIC, Audience, TableCard
 
 
 def to_data(value: Any) -> Any:
     """Plain data (dicts, lists, str, int, bool, None) for any engine value."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _encoder(type(value))(value)
+    kind: Any = type(value)
+    if is_record(kind):
+        return _encoder(kind)(value)
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, Card):
@@ -90,7 +93,7 @@ def _encoder(kind: Any) -> Codec:
     if origin is frozenset:
         item = _encoder(typing.get_args(kind)[0])
         return lambda v: sorted(map(item, v))
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+    if is_record(kind):
         env: dict[str, Any] = {}
         parts = []
         for i, (name, hint) in enumerate(_hints(kind).items()):
@@ -101,7 +104,7 @@ def _encoder(kind: Any) -> Codec:
 
 
 def _compile(source: str, env: dict[str, Any]) -> Codec:
-    """The function ``fn`` of generated source: one straight-line expression per dataclass, no loop over fields."""
+    """The function ``fn`` of generated source: one straight-line expression per class, no loop over fields."""
     exec(source, env)
     return env.pop("fn")  # type: ignore[no-any-return]
 
@@ -135,22 +138,19 @@ def _decoder(kind: Any) -> Codec:
         return functools.partial(_read_fixed, tuple(_decoder(a) for a in args))
     if origin is frozenset:
         return functools.partial(_read_items, frozenset, _decoder(typing.get_args(kind)[0]))
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+    if is_record(kind):
         hints = _hints(kind)
-        fields = [(f.name, f.default is f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(kind)]
+        defaults = _defaults(kind)
         decoders = {name: _decoder(hint) for name, hint in hints.items()}
         env: dict[str, Any] = {"cls": kind, "dict": dict, "known": frozenset(hints), "misfit": _Misfit.in_object}
-        env["fields"] = [(name, required, decoders[name]) for name, required in fields if name in hints]
+        env["fields"] = [(name, name not in defaults, decoders[name]) for name in hints]
         reads = []
-        for i, f in enumerate(f for f in dataclasses.fields(kind) if f.init):
-            env[f"d{i}"] = decoders[f.name]
-            read = f"d{i}(d[{f.name!r}])"
-            if f.default is not dataclasses.MISSING:  # absent fields take their defaults
-                env[f"v{i}"] = f.default
-                read = f"({read} if {f.name!r} in d else v{i})"
-            elif f.default_factory is not dataclasses.MISSING:
-                env[f"v{i}"] = f.default_factory
-                read = f"({read} if {f.name!r} in d else v{i}())"
+        for i, name in enumerate(hints):
+            env[f"d{i}"] = decoders[name]
+            read = f"d{i}(d[{name!r}])"
+            if name in defaults:  # absent fields take their defaults
+                env[f"v{i}"] = defaults[name]
+                read = f"({read} if {name!r} in d else v{i}())"
             reads.append(read)
         return _compile(
             "def fn(d):\n"
@@ -165,11 +165,10 @@ def _decoder(kind: Any) -> Codec:
     raise TypeError(f"unsupported type {kind!r}")
 
 
-# Cards on the table are the bulk of a state: they travel as short strings, ``"3c@0"`` (seen by seat 0),
-# ``"4b@*"`` (everyone), ``"Rd@"`` (nobody), ``"?@1,2"`` (redacted, seen by seats 1 and 2).
+# As plain data a table card is a short string, ``"3c@0"`` (seen by seat 0), ``"4b@*"`` (everyone), ``"Rd@"``
+# (nobody), ``"?@1,2"`` (redacted, seen by seats 1 and 2).
 
 
-@lru_cache(maxsize=4096)
 def _audience_text(audience: Audience) -> str:
     return "*" if audience.everyone else ",".join(map(str, sorted(audience.seats)))
 
@@ -178,7 +177,6 @@ def _table_card_text(tc: TableCard) -> str:
     return f"{tc.card or '?'}@{_audience_text(tc.seen_by)}"
 
 
-@lru_cache(maxsize=4096)
 def _read_audience(text: str) -> Audience:
     if text == "*":
         return PUBLIC
@@ -276,21 +274,38 @@ def _read_enum(members: dict[Any, Enum], value: Any) -> Enum:
         raise _Misfit("", f"{value!r} is not one of {', '.join(map(str, members))}") from None
 
 
+def is_record(kind: Any) -> bool:
+    """Engine values (msgspec structs) and rule profiles (dataclasses): classes of named, typed fields."""
+    return is_value(kind) or (isinstance(kind, type) and dataclasses.is_dataclass(kind))
+
+
+def record_fields(kind: type) -> tuple[str, ...]:
+    """The field names of an engine value or a rule profile, in declaration order."""
+    return tuple(_hints(kind))
+
+
 @cache
 def _hints(cls: type) -> dict[str, Any]:
     """The fields' types, in declaration order (the order of the encoded keys and of the constructor)."""
     hints = typing.get_type_hints(cls)
+    if is_value(cls):
+        return {name: hints[name] for name in field_names(cls)}
     return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
 
 
-def to_json(value: Any) -> bytes:
-    """Canonical JSON bytes: fields in declaration order, no spaces."""
-    return json.dumps(to_data(value), separators=(",", ":")).encode()
-
-
-def from_json(kind: Any, raw: bytes, where: str = "value") -> Any:
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Rejected(Reason.INVALID_STATE, f"{where} is not JSON: {exc}") from None
-    return from_data(kind, data, where)
+def _defaults(cls: type) -> dict[str, Callable[[], Any]]:
+    """A maker of the default of every field that has one."""
+    out: dict[str, Callable[[], Any]] = {}
+    if is_value(cls):
+        for f in msgspec.structs.fields(cls):
+            if f.default is not msgspec.NODEFAULT:
+                out[f.name] = functools.partial(_identity, f.default)
+            elif f.default_factory is not msgspec.NODEFAULT:
+                out[f.name] = f.default_factory
+        return out
+    for g in dataclasses.fields(cls):
+        if g.default is not dataclasses.MISSING:
+            out[g.name] = functools.partial(_identity, g.default)
+        elif g.default_factory is not dataclasses.MISSING:
+            out[g.name] = g.default_factory
+    return out

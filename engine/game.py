@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
@@ -11,6 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.errors import Reason, Rejected
 from engine.rules import RuleProfile
 from engine.table import Action, LegalAction, Outcome, Seat, TableState
+from engine.values import replace
 from engine.visibility import Viewer
 
 S = TypeVar("S", bound=TableState)
@@ -53,7 +52,7 @@ class Game(ABC, Generic[S, R]):
 
     @abstractmethod
     def view(self, state: S, viewer: Viewer) -> Any:
-        """The table as a dataclass of public facts and :class:`~engine.visibility.TableCard` s.
+        """The table as a value of public facts and :class:`~engine.visibility.TableCard` s.
 
         The engine redacts it for ``viewer``; a game never leaves the stock or seed in it.
         """
@@ -61,6 +60,16 @@ class Game(ABC, Generic[S, R]):
     @abstractmethod
     def is_over(self, state: S) -> bool:
         """True when the game has ended and no action is possible."""
+
+    def check_state(self, state: S) -> None:
+        """Raise :class:`Rejected` (INVALID_STATE, ``"<path>: <what is wrong>"``) if ``state`` could not have
+        been reached by legal play: the decoder calls it, so no loop or index of the game meets a bad state.
+
+        A game overrides it (in its ``validate`` module); this default checks only the shared header.
+        """
+        from engine.validate import check_header  # engine.validate imports the registry, which imports this
+
+        check_header(state, self.rules_type, 1, 1 << 16)
 
     def to_act(self, state: S) -> tuple[int, ...]:
         """The seats that may act now."""
@@ -85,14 +94,7 @@ class Game(ABC, Generic[S, R]):
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
         outcome = self.play(state, action)
-        new_state = outcome.state
-        if new_state is state:  # a game may return the same value; the caller's state must stay as it was
-            new_state = copy.copy(state)
-            outcome = dataclasses.replace(outcome, state=new_state)
-        # The new state was made by this call and nobody else holds it yet: numbering it in place is
-        # safe and saves a copy of the whole state on the hot path.
-        object.__setattr__(new_state, "seq", state.seq + 1)
-        return outcome
+        return Outcome(replace(outcome.state, seq=state.seq + 1), outcome.events, outcome.settlement)
 
 
 def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from engine.values import Value
 
 POT = -1
 """The party number of the table's pot."""
 
 
-@dataclass(frozen=True, slots=True)
-class Transfer:
+class Transfer(Value, frozen=True):
     """``amount`` chips from ``payer`` to ``payee`` (seat numbers, or :data:`POT`)."""
 
     payer: int

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import Card
 from engine.ledger import Transfer
+from engine.values import Value
 from engine.visibility import PUBLIC, Audience, TableCard
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(Value, frozen=True):
     """A player at the table as the caller names it, with the chips it brings."""
 
     name: str
     chips: int
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(Value, frozen=True):
     """One move by one seat. ``kind`` is one of the game's action kinds.
 
     ``amount`` is a stake or raise, ``target`` another seat the move names, ``cards`` the cards it names
@@ -33,8 +31,7 @@ class Action:
     cards: tuple[Card, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class LegalAction:
+class LegalAction(Value, frozen=True):
     """A move a seat may make now. Where an amount matters it must lie in ``[min_amount, max_amount]``."""
 
     kind: str
@@ -48,8 +45,7 @@ class LegalAction:
         return Action(seat, self.kind, self.min_amount, self.target, self.cards)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(Value, frozen=True):
     """Something that happened, with who may see it. Cards inside carry their own audience too."""
 
     kind: str
@@ -61,8 +57,7 @@ class Event:
     seen_by: Audience = PUBLIC
 
 
-@dataclass(frozen=True, slots=True)
-class TableState:
+class TableState(Value, frozen=True):
     """The header every game's state starts with. Game states subclass it and add their own fields.
 
     ``seed`` and ``draws`` drive :mod:`engine.chance`; ``seq`` counts accepted actions; ``chips`` and
@@ -84,8 +79,7 @@ class TableState:
         return len(self.names)
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(Value, frozen=True):
     """What :func:`engine.apply` returns: the new state, what happened, and who paid whom."""
 
     state: Any

@@ -7,15 +7,14 @@ cards it may not see become face-down (``card is None``) and events it may not s
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
-from engine.cards import Card
+from engine.cards import ALL_CARDS, Card
+from engine.values import field_names, is_value, replace
 
 T = TypeVar("T")
 
@@ -23,20 +22,75 @@ Viewer = int | None
 """A seat number, or ``None`` for a spectator."""
 
 
-@dataclass(frozen=True, slots=True)
-class Audience:
-    """Everyone, nobody, or a set of seats."""
+MAX_SEAT = 30
+"""The highest seat number an audience can name (every game seats far fewer)."""
+_INTERNED = 1 << 12
+"""At most this many audiences and table cards are kept for reuse, each (at most about 3.5 MiB; real tables use a
+few hundred: the cards times the audiences of one or two seats, everyone and nobody)."""
 
-    everyone: bool = False
-    seats: frozenset[int] = frozenset()
+
+class Audience:
+    """Everyone, nobody, or a set of seats. Immutable; equal audiences are usually the same object.
+
+    ``code`` numbers it: bit 0 for everyone, bit ``s + 1`` for seat ``s``.
+    """
+
+    __slots__ = ("code", "everyone", "seats")
+    __match_args__ = ("everyone", "seats")
+    everyone: bool
+    seats: frozenset[int]
+    code: int
+
+    def __new__(cls, everyone: bool = False, seats: frozenset[int] = frozenset()) -> Audience:
+        code = 1 if everyone else sum(2 << _seat(s) for s in seats)
+        known = _AUDIENCES.get(code)
+        return known if known is not None else Audience.from_code(code)
+
+    @staticmethod
+    def from_code(code: int) -> Audience:
+        """The audience numbered ``code``; raise ValueError if no audience has that number."""
+        known = _AUDIENCES.get(code)
+        if known is not None:
+            return known
+        if type(code) is not int or not 0 <= code < 2 << (MAX_SEAT + 1) or (code & 1 and code != 1):
+            raise ValueError(f"{code!r} is not an audience")
+        audience = object.__new__(Audience)
+        seats = frozenset(s for s in range(MAX_SEAT + 1) if code & (2 << s))
+        for name, value in (("everyone", code == 1), ("seats", seats), ("code", code)):
+            object.__setattr__(audience, name, value)
+        if len(_AUDIENCES) < _INTERNED:
+            _AUDIENCES[code] = audience
+        return audience
 
     def admits(self, viewer: Viewer) -> bool:
         return self.everyone or (viewer is not None and viewer in self.seats)
 
     def with_seat(self, seat: int) -> Audience:
-        return self if self.everyone else Audience(seats=self.seats | {seat})
+        return self if self.everyone else Audience.from_code(self.code | 2 << _seat(seat))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("audiences are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Audience and self.code == other.code)
+
+    def __hash__(self) -> int:
+        return self.code
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return Audience.from_code, (self.code,)
+
+    def __repr__(self) -> str:
+        return "PUBLIC" if self.everyone else f"Audience(seats={set(self.seats) or '{}'})"
 
 
+def _seat(seat: int) -> int:
+    if type(seat) is not int or not 0 <= seat <= MAX_SEAT:
+        raise ValueError(f"{seat!r} is not a seat of an audience (0..{MAX_SEAT})")
+    return seat
+
+
+_AUDIENCES: dict[int, Audience] = {}
 PUBLIC = Audience(everyone=True)
 NOBODY = Audience()
 
@@ -46,16 +100,67 @@ def only(*seats: int) -> Audience:
     return Audience(seats=frozenset(seats))
 
 
-@dataclass(frozen=True, slots=True)
 class TableCard:
-    """A card where it lies, with who may see its face. ``card`` is ``None`` once redacted."""
+    """A card where it lies, with who may see its face. ``card`` is ``None`` once redacted.
 
+    Immutable, and usually shared: equal table cards are the same object. ``code`` numbers it (the card's
+    index + 1, or 0 when redacted, above the audience's code): its form in the state's bytes.
+    """
+
+    __slots__ = ("card", "code", "seen_by")
+    __match_args__ = ("card", "seen_by")
     card: Card | None
     seen_by: Audience
+    code: int
+
+    def __new__(cls, card: Card | None, seen_by: Audience) -> TableCard:
+        code = (0 if card is None else card.index + 1) << _CARD_SHIFT | seen_by.code
+        known = _TABLE_CARDS.get(code)
+        return known if known is not None else TableCard.from_code(code)
+
+    @staticmethod
+    def from_code(code: int) -> TableCard:
+        """The table card numbered ``code``; raise ValueError if no table card has that number."""
+        known = _TABLE_CARDS.get(code)
+        if known is not None:
+            return known
+        if type(code) is not int or not 0 <= code >> _CARD_SHIFT <= len(ALL_CARDS):
+            raise ValueError(f"{code!r} is not a table card")
+        card_number = code >> _CARD_SHIFT
+        table_card = object.__new__(TableCard)
+        for name, value in (
+            ("card", ALL_CARDS[card_number - 1] if card_number else None),
+            ("seen_by", Audience.from_code(code & _AUDIENCE_BITS)),
+            ("code", code),
+        ):
+            object.__setattr__(table_card, name, value)
+        if len(_TABLE_CARDS) < _INTERNED:
+            _TABLE_CARDS[code] = table_card
+        return table_card
 
     @property
     def is_face_up(self) -> bool:
         return self.seen_by.everyone
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("table cards are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is TableCard and self.code == other.code)
+
+    def __hash__(self) -> int:
+        return self.code
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return TableCard.from_code, (self.code,)
+
+    def __repr__(self) -> str:
+        return f"TableCard({self.card!r}, {self.seen_by!r})"
+
+
+_CARD_SHIFT = MAX_SEAT + 2
+_AUDIENCE_BITS = (1 << _CARD_SHIFT) - 1
+_TABLE_CARDS: dict[int, TableCard] = {}
 
 
 def face_up(card: Card) -> TableCard:
@@ -70,9 +175,23 @@ def face_down(card: Card, *owners: int) -> TableCard:
 def redact(value: T, viewer: Viewer) -> T:
     """``value`` as ``viewer`` may know it: hidden cards face down, unseen events dropped.
 
-    Works on any tree of frozen dataclasses and tuples (views, events, event streams).
+    Works on any tree of engine values and tuples (views, events, event streams).
     """
     return _redact(value, viewer)  # type: ignore[no-any-return]
+
+
+def redact_events(events: tuple[Any, ...], viewer: Viewer) -> tuple[Any, ...]:
+    """The events ``viewer`` may see, their hidden cards face down (:func:`redact`, compiled for events)."""
+    return _events_redactor()(events, viewer)  # type: ignore[no-any-return]
+
+
+@cache
+def _events_redactor() -> Redactor:
+    from engine.table import Event  # events are built on audiences and table cards: imported once, late
+
+    redactor = _redactor(tuple[Event, ...])
+    assert redactor is not None
+    return redactor
 
 
 def _redact(value: Any, viewer: Viewer) -> Any:
@@ -81,8 +200,9 @@ def _redact(value: Any, viewer: Viewer) -> Any:
         return _redact_card(value, viewer)
     if isinstance(value, tuple):
         return tuple(_redact(v, viewer) for v in value if _visible(v, viewer))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        redactor = _redactor(type(value))
+    kind: Any = type(value)
+    if is_value(kind):
+        redactor = _redactor(kind)
         return value if redactor is None else redactor(value, viewer)
     return value
 
@@ -96,11 +216,11 @@ def _redact_card(card: TableCard, viewer: Viewer) -> TableCard:
 Redactor = Callable[[Any, Viewer], Any]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by type: the engine's view, event and card types are a few dozen
 def _redactor(kind: Any) -> Redactor | None:
     """A redactor compiled from the type hints of ``kind``, or ``None`` if its values hold no cards or events.
 
-    Views are redacted on every call of the service, so each dataclass gets one generated function that
+    Views are redacted on every call of the service, so each value class gets one generated function that
     rebuilds only the fields that can hold cards.
     """
     if kind is TableCard:
@@ -121,12 +241,16 @@ def _redactor(kind: Any) -> Redactor | None:
         if len(args) == 2 and args[1] is Ellipsis:
             return _tuple_redactor(args[0])
         return _redact if any(_redactor(a) is not None for a in args) else None
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        return _dataclass_redactor(kind)
+    if is_value(kind):
+        return _value_redactor(kind)
     return None
 
 
 def _tuple_redactor(item_kind: Any) -> Redactor | None:
+    if item_kind is TableCard:  # the bulk of every view: checked inline, no call per card
+        return lambda v, w: tuple(
+            [x if x.seen_by.everyone or w in x.seen_by.seats else TableCard(None, x.seen_by) for x in v]
+        )
     item = _redactor(item_kind)
     if not _has_audience(item_kind):
         return None if item is None else lambda v, w: tuple([item(x, w) for x in v])
@@ -135,52 +259,38 @@ def _tuple_redactor(item_kind: Any) -> Redactor | None:
     return lambda v, w: tuple([item(x, w) for x in v if x.seen_by.admits(w)])
 
 
-def _dataclass_redactor(cls: type) -> Redactor | None:
+def _value_redactor(cls: type) -> Redactor | None:
     try:
         hints = typing.get_type_hints(cls)
     except (NameError, TypeError):
         return _redact_fields
-    fields = dataclasses.fields(cls)
-    plans = {f.name: _redactor(hints[f.name]) for f in fields}
+    plans = {name: _redactor(hints[name]) for name in field_names(cls)}
     if all(p is None for p in plans.values()):
         return None
-    if not all(f.init for f in fields):
-        return _redact_fields
     env: dict[str, Any] = {"cls": cls}
     parts = []
-    for i, f in enumerate(fields):
-        if plans[f.name] is None:
-            parts.append(f"v.{f.name}")
+    for i, (name, plan) in enumerate(plans.items()):
+        if plan is None:
+            parts.append(f"v.{name}")
         else:
-            env[f"r{i}"] = plans[f.name]
-            parts.append(f"r{i}(v.{f.name}, w)")
+            env[f"r{i}"] = plan
+            parts.append(f"r{i}(v.{name}, w)")
     exec(f"def redact(v, w):\n    return cls({', '.join(parts)})", env)
     return env["redact"]  # type: ignore[no-any-return]
 
 
 def _redact_fields(value: Any, viewer: Viewer) -> Any:
     changes = {
-        f: _redact(v, viewer)
-        for f in dataclasses.fields(value)
-        if isinstance(v := getattr(value, f.name), tuple) or dataclasses.is_dataclass(v)
+        name: _redact(v, viewer)
+        for name in field_names(type(value))
+        if isinstance(v := getattr(value, name), tuple | TableCard) or is_value(type(v))
     }
-    if not changes:
-        return value
-    out = dataclasses.replace(value, **{f.name: v for f, v in changes.items() if f.init})
-    for f, v in changes.items():  # a field outside __init__ cannot be passed to replace: set it redacted
-        if not f.init:
-            object.__setattr__(out, f.name, v)
-    return out
+    return replace(value, **changes) if changes else value
 
 
 def _has_audience(kind: Any) -> bool:
-    """Events and the like: dataclasses (other than table cards) with their own ``seen_by``."""
-    return (
-        isinstance(kind, type)
-        and kind is not TableCard
-        and dataclasses.is_dataclass(kind)
-        and any(f.name == "seen_by" for f in dataclasses.fields(kind))
-    )
+    """Events and the like: values with their own ``seen_by``."""
+    return is_value(kind) and "seen_by" in field_names(kind)
 
 
 def _visible(value: Any, viewer: Viewer) -> bool:

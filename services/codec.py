@@ -1,7 +1,8 @@
 """One generic codec between engine values and protobuf messages, by field name.
 
-Engine to proto (:func:`to_proto`): every field of a frozen dataclass goes to the proto field of the same name.
-The proto field's type says how: a message field takes a nested dataclass; an enum field takes an engine enum
+Engine to proto (:func:`to_proto`): every field of an engine value (or rule profile) goes to the proto field of
+the same name.
+The proto field's type says how: a message field takes a nested value; an enum field takes an engine enum
 (proto value name = the enum's UPPER_SNAKE name + ``_`` + the engine value); a string field takes a string, a
 card (in notation) or an enum (by value); ``None`` leaves an optional field absent; tuples and frozensets
 (sorted) fill repeated fields. Two wrapper shapes give presence where proto3 has none:
@@ -16,7 +17,6 @@ adding its messages; nothing here knows any game.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from enum import Enum
@@ -32,7 +32,7 @@ Converter = Callable[[Any], Any]
 
 
 def to_proto(value: Any, cls: type[M]) -> M:
-    """The message ``cls`` holding the dataclass ``value``."""
+    """The message ``cls`` holding the engine value ``value``."""
     kind: Any = type(value)
     message: Any = cls
     return _compiled(kind, message)(value)  # type: ignore[no-any-return]
@@ -40,7 +40,7 @@ def to_proto(value: Any, cls: type[M]) -> M:
 
 @cache
 def _compiled(kind: Any, cls: Any) -> Converter:
-    """One generated function per (dataclass, message) pair: straight-line code, no loop over fields."""
+    """One generated function per (value class, message) pair: straight-line code, no loop over fields."""
     env: dict[str, Any] = {"cls": cls, "frozenset": frozenset, "sorted": sorted}
     lines = ["def convert(v):", "    kw = {}"]
     for i, (name, convert, repeated) in enumerate(_plan(kind, cls.DESCRIPTOR)):
@@ -107,14 +107,15 @@ def _plain_value(fd: Any, value: Any) -> Any:
 
 @cache
 def _plan(kind: Any, desc: Any) -> tuple[tuple[str, Converter, bool], ...]:
-    if not dataclasses.is_dataclass(kind):
-        raise TypeError(f"{kind!r} is not a dataclass; {desc.full_name} needs one")
+    names = getattr(kind, "__match_args__", None)  # the fields of values, rule profiles, table cards, audiences
+    if names is None:
+        raise TypeError(f"{kind!r} is not an engine value; {desc.full_name} needs one")
     plan = []
-    for f in dataclasses.fields(kind):
-        fd = desc.fields_by_name.get(f.name)
+    for name in names:
+        fd = desc.fields_by_name.get(name)
         if fd is None:
-            raise TypeError(f"{desc.full_name} has no field {f.name!r} for {kind!r}.{f.name}")
-        plan.append((f.name, _converter(fd), _is_repeated(fd)))
+            raise TypeError(f"{desc.full_name} has no field {name!r} for {kind!r}.{name}")
+        plan.append((name, _converter(fd), _is_repeated(fd)))
     return tuple(plan)
 
 

@@ -22,6 +22,16 @@ class Config:
     server_kind: str = "thread"
     """``thread`` (grpc.server with a thread pool) or ``aio`` (grpc.aio); see docs/performance.md."""
     workers: int = 4
+    max_concurrent_calls: int = 64
+    """Game calls a thread-pool server takes at a time, running or waiting for a worker; beyond, a call is refused
+    at once (RESOURCE_EXHAUSTED, OVERLOADED, with a RetryInfo). Health checks are never counted or queued."""
+    replay_workers: int = 1
+    """Threads that run replays, apart from the game workers; one more replay per thread may wait, the rest are
+    refused as OVERLOADED."""
+    replay_max_views: int = 8000
+    """The work one replay may ask for: (actions + 1) x (seats + 1) views."""
+    replay_seconds: float = 5.0
+    """The longest a replay may run, whatever the caller's deadline."""
     seal_keys: str = ""
     """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
     seal_keys_file: str = ""
@@ -78,6 +88,12 @@ class Config:
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.workers < 1 or self.max_message_bytes < 1024:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
+        if self.max_concurrent_calls < self.workers:
+            raise ConfigError("MAZZIERE_MAX_CONCURRENT_CALLS must be >= MAZZIERE_WORKERS")
+        if self.replay_workers < 1 or self.replay_max_views < 1 or self.replay_seconds <= 0:
+            raise ConfigError(
+                "MAZZIERE_REPLAY_WORKERS and MAZZIERE_REPLAY_MAX_VIEWS must be >= 1 and MAZZIERE_REPLAY_SECONDS > 0"
+            )
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
             if not 0 <= port <= 65535:
                 raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
@@ -85,3 +101,8 @@ class Config:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def bind_host(self) -> str:
+        """The host as a socket address (``[::]`` -> ``::``), for listeners other than gRPC's."""
+        return self.host.strip("[]")

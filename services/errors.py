@@ -30,6 +30,10 @@ class ServiceReason(Enum):
     STALE_SEQUENCE = "STALE_SEQUENCE"
     SEAT_KEY_MISSING = "SEAT_KEY_MISSING"
     SEAT_KEY_INVALID = "SEAT_KEY_INVALID"
+    OVERLOADED = "OVERLOADED"
+    RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE"
+    REPLAY_BUDGET_EXCEEDED = "REPLAY_BUDGET_EXCEEDED"
+    SHUTTING_DOWN = "SHUTTING_DOWN"
 
 
 _CODES = {
@@ -40,6 +44,10 @@ _CODES = {
     ServiceReason.STALE_SEQUENCE: grpc.StatusCode.ABORTED,
     ServiceReason.SEAT_KEY_MISSING: grpc.StatusCode.PERMISSION_DENIED,
     ServiceReason.SEAT_KEY_INVALID: grpc.StatusCode.PERMISSION_DENIED,
+    ServiceReason.OVERLOADED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.RESPONSE_TOO_LARGE: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.REPLAY_BUDGET_EXCEEDED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
 }
 
 
@@ -55,7 +63,13 @@ class ServiceError(Exception):
     """A refusal on its way to the caller."""
 
     def __init__(
-        self, code: grpc.StatusCode, reason: str, message: str, metadata: Mapping[str, str] | None = None
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: Mapping[str, str] | None = None,
+        *,
+        retry_after: float | None = None,
     ) -> None:
         # Messages may quote the caller's input; bounded, so a refusal always fits in the status trailers.
         message = _bounded(message, MAX_MESSAGE)
@@ -64,10 +78,14 @@ class ServiceError(Exception):
         self.reason = reason
         self.message = message
         self.metadata = {k: _bounded(v, MAX_METADATA_VALUE) for k, v in (metadata or {}).items()}
+        self.retry_after = retry_after
+        """Seconds the caller should wait before retrying: sent as a google.rpc.RetryInfo beside the ErrorInfo."""
 
     @classmethod
-    def of(cls, reason: ServiceReason, message: str, **metadata: str) -> ServiceError:
-        return cls(_CODES[reason], reason.value, message, metadata)
+    def of(
+        cls, reason: ServiceReason, message: str, *, retry_after: float | None = None, **metadata: str
+    ) -> ServiceError:
+        return cls(_CODES[reason], reason.value, message, metadata, retry_after=retry_after)
 
     @classmethod
     def from_rejected(cls, exc: Rejected, **metadata: str) -> ServiceError:
@@ -75,11 +93,17 @@ class ServiceError(Exception):
         return cls(code, exc.reason.value, exc.message, metadata)
 
     def status(self) -> status_pb2.Status:
-        """The google.rpc.Status with one ErrorInfo detail."""
+        """The google.rpc.Status with an ErrorInfo detail (and a RetryInfo when there is a retry delay)."""
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
         detail = any_pb2.Any()
         detail.Pack(info)
-        return status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+        details = [detail]
+        if self.retry_after is not None:
+            retry = error_details_pb2.RetryInfo()
+            retry.retry_delay.FromNanoseconds(round(self.retry_after * 1e9))
+            details.append(any_pb2.Any())
+            details[-1].Pack(retry)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
 
     def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
         return ((STATUS_DETAILS_KEY, self.status().SerializeToString()),)

@@ -43,12 +43,23 @@ class Metrics:
         )
         self.rejections = Counter(
             "mazziere_rejections_total",
-            "Calls refused, by game (empty when unknown) and ErrorInfo reason.",
+            "Calls refused, by game ('unknown' when not one of the served games) and ErrorInfo reason.",
             ["game", "reason"],
             registry=self.registry,
         )
 
     def serve(self, port: int, addr: str = "0.0.0.0") -> int:
-        """Serve ``/metrics`` on ``port`` (0: a free port); return the port."""
-        server, _thread = start_http_server(port, addr=addr, registry=self.registry)
-        return int(server.server_port)
+        """Serve ``/metrics`` on ``port`` (0: a free port) at ``addr``; return the port."""
+        return serve_registry(self.registry, port, addr)
+
+
+def serve_registry(registry: CollectorRegistry, port: int, addr: str) -> int:
+    """Serve ``registry`` at ``/metrics``. ``::`` (every address, as gRPC's ``[::]``) falls back to ``0.0.0.0`` on
+    a host without IPv6, as gRPC does."""
+    try:
+        server, _thread = start_http_server(port, addr=addr, registry=registry)
+    except OSError:
+        if addr != "::":
+            raise
+        server, _thread = start_http_server(port, addr="0.0.0.0", registry=registry)
+    return int(server.server_port)

@@ -1,13 +1,15 @@
 """Sealed state tokens and seat keys.
 
-A token is the engine's state bytes encrypted and authenticated with AES-256-GCM::
+A token is the engine's state bytes, padded, encrypted and authenticated with AES-256-GCM::
 
     version (1) | len(kid) (1) | kid | len(table_id) (1) | table_id | seq (8, big endian) | nonce (12) | ciphertext
 
 Everything before the nonce is the associated data, so the key id, the table id and the sequence number are
-readable without the key but cannot be changed without breaking the tag. The first key of the keyring seals;
-every key opens (rotation). A seat key is an HMAC of the table id and the seat under a key derived from the
-sealing key: nothing is stored, and only the server can make one.
+readable without the key but cannot be changed without breaking the tag. GCM keeps the plaintext's length, so
+the state is padded (``0x80`` then zeros) to the next multiple of :data:`PAD_TO` bytes: a token's length tells
+the game's public size (seats, names, how far the table has gone), never what a hidden card or total is.
+The first key of the keyring seals; every key opens (rotation). A seat key is an HMAC of the table id and the
+seat under a key derived from the sealing key: nothing is stored, and only the server can make one.
 """
 
 from __future__ import annotations
@@ -23,14 +25,20 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-VERSION = 1
+VERSION = 2
+"""Version 1 sealed JSON states, unpadded; this server refuses them as written by an earlier version."""
 NONCE_BYTES = 12
+PAD_TO = 256
 _KID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SEAT_LABEL = b"mazziere seat key v1"
 
 
 class TokenError(ValueError):
     """A token that cannot be opened: garbage, forged, altered, or sealed under a key we do not hold."""
+
+
+class OldTokenError(TokenError):
+    """A token sealed by an earlier version of the service, whose state this engine no longer reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +75,35 @@ class Keyring:
 
     @classmethod
     def parse(cls, text: str) -> Keyring:
-        """Read ``kid:base64key`` entries separated by commas, spaces or new lines (``#`` starts a comment)."""
+        """Read ``kid:base64key`` entries separated by commas, spaces or new lines (``#`` starts a comment).
+
+        Errors name an entry by its position only: a mis-written entry may hold a key where the key id should be
+        (swapped, or no key id at all), and startup errors are logged.
+        """
         keys = []
+        position = 0
         for line in text.splitlines():
             line = line.split("#", 1)[0]
             for entry in line.replace(",", " ").split():
+                position += 1
                 kid, sep, b64 = entry.partition(":")
-                if not sep:
-                    raise ValueError(f"key entry {kid[:8]}... is not kid:base64key")
+                if not sep or not kid or not b64:
+                    raise ValueError(f"sealing key entry {position} is not kid:base64key")
+                if not _KID.match(kid):
+                    raise ValueError(
+                        f"sealing key entry {position}: the key id (before the colon) must be 1..64 of "
+                        "A-Z a-z 0-9 _ - (are the key id and the key swapped?)"
+                    )
                 try:
                     std = b64.replace("-", "+").replace("_", "/")
                     key = base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
                 except ValueError:
-                    raise ValueError(f"key {kid!r} is not base64") from None
+                    raise ValueError(f"sealing key entry {position}: the key (after the colon) is not base64") from None
+                if len(key) not in (16, 24, 32):
+                    raise ValueError(
+                        f"sealing key entry {position}: the key is {len(key)} bytes; AES needs 16, 24 or 32 "
+                        "(are the key id and the key swapped?)"
+                    )
                 keys.append((kid, key))
         return cls(keys)
 
@@ -100,7 +124,8 @@ class Keyring:
             raise ValueError("table id too long")
         head = bytes((VERSION, len(kid))) + kid + bytes((len(tid),)) + tid + struct.pack(">Q", seq)
         nonce = os.urandom(NONCE_BYTES)
-        return head + nonce + self._aead[self.primary].encrypt(nonce, payload, head)
+        padded = payload + b"\x80" + bytes(-(len(payload) + 1) % PAD_TO)
+        return head + nonce + self._aead[self.primary].encrypt(nonce, padded, head)
 
     def open(self, token: bytes) -> tuple[Header, bytes]:
         header, head_len = read_header(token)
@@ -109,10 +134,13 @@ class Keyring:
             raise TokenError("the token was sealed under a key this server does not hold")
         nonce = token[head_len : head_len + NONCE_BYTES]
         try:
-            payload = aead.decrypt(nonce, token[head_len + NONCE_BYTES :], token[:head_len])
+            padded = aead.decrypt(nonce, token[head_len + NONCE_BYTES :], token[:head_len])
         except Exception:  # cryptography raises InvalidTag; anything else is garbage too
             raise TokenError("the token is forged or altered") from None
-        return header, payload
+        payload = padded.rstrip(b"\x00")
+        if payload[-1:] != b"\x80":  # sealed by us, so never: a key holder wrote it
+            raise TokenError("the token's padding is malformed")
+        return header, payload[:-1]
 
     # -- seat keys -------------------------------------------------------------------------------
 
@@ -134,7 +162,7 @@ class Keyring:
 def read_header(token: bytes) -> tuple[Header, int]:
     """The token's header and its length; raise :class:`TokenError` if it cannot be a token."""
     try:
-        if token[0] != VERSION:
+        if token[0] not in (1, VERSION):
             raise TokenError("not a state token (unknown version)")
         pos = 1
         n = token[pos]
@@ -149,4 +177,6 @@ def read_header(token: bytes) -> tuple[Header, int]:
         raise TokenError("not a state token (truncated)") from None
     if len(token) < pos + NONCE_BYTES + 16:
         raise TokenError("not a state token (truncated)")
+    if token[0] == 1:
+        raise OldTokenError("the token was sealed by an earlier version of the service; start a new table")
     return Header(kid, table_id, seq), pos

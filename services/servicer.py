@@ -9,29 +9,35 @@ from __future__ import annotations
 
 import os
 import secrets
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import struct_pb2
+from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 import engine
-from engine import codec as engine_codec
+from engine.ledger import Transfer
 from engine.rules import describe
 from engine.table import Outcome, TableState
-from engine.visibility import Viewer, redact
+from engine.visibility import Viewer, redact_events
+from services import protowire
 from services.codec import to_plain, to_proto
 from services.errors import ServiceError, ServiceReason
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring, TokenError
+from services.recent import RecentStates
+from services.sealing import Keyring, OldTokenError, TokenError
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
+_VIEW_TAGS = {name: protowire.tag(fd.number, 2) for name, fd in _VIEW_FIELDS.items()}
 _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
+_EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
+_LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
+_TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 
 
 @dataclass(slots=True)
@@ -42,8 +48,6 @@ class Call:
     game: str = ""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
-    plain_state: bool = False
-    """The call works on a plain state from a trusted caller: if the engine trips on it, the state is at fault."""
 
 
 def served_games() -> list[str]:
@@ -61,17 +65,14 @@ class TableCore:
         trusted_mode: bool = False,
         max_replay_actions: int = 10_000,
         recent_size: int = 4096,
+        replay_max_views: int = 8000,
     ) -> None:
         self.keyring = keyring
         self.trusted_mode = trusted_mode
         self.max_replay_actions = max_replay_actions
+        self.replay_max_views = replay_max_views
         self._games: svc.ListGamesResponse | None = None
-        self._recent: OrderedDict[bytes, TableState] = OrderedDict()
-        """Tokens this process sealed lately, with their states: a memo that skips decrypting and decoding
-        the token a caller sends back (it is the very bytes we made, so it is authentic). Bounded; losing it
-        changes nothing but speed."""
-        self._recent_lock = threading.Lock()
-        self.recent_size = recent_size
+        self.recent = RecentStates(recent_size)
 
     # -- handlers ----------------------------------------------------------------------------------
 
@@ -82,25 +83,26 @@ class TableCore:
 
     def create_table(self, request: svc.CreateTableRequest, call: Call) -> svc.CreateTableResponse:
         call.game = request.game
+        _check_seed(request)
         seed = request.seed if request.HasField("seed") else os.urandom(32)
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
         self._count_finished(state, out, call)
-        return svc.CreateTableResponse(
+        answer = svc.CreateTableResponse(
             table_id=state.table_id,
             state=self._seal(state),
             seat_keys=[]
             if self.trusted_mode
             else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
-            **_outcome(out, [None, *range(state.seat_count)]),
         )
+        return _with_change(answer, out, [None, *range(state.seat_count)])
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
         if not request.HasField("action"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request has no action")
-        action: engine.Action = _engine_value(engine.Action, to_plain(request.action), "action")
+        action = _action(request.action, "action")
         self._check_seat(state, action.seat, request.seat_key)
         viewers: list[Viewer] = [action.seat, None] if request.include_spectator else [action.seat]
         for extra in request.viewers:
@@ -117,7 +119,7 @@ class TableCore:
         out = _engine(lambda: engine.apply(state, action))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        return svc.ActResponse(state=self._seal(new), **_outcome(out, viewers))
+        return _with_change(svc.ActResponse(state=self._seal(new)), out, viewers)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -125,32 +127,47 @@ class TableCore:
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
             self._check_seat(state, viewer, request.seat_key)
-        return svc.GetViewResponse(
-            seq=state.seq,
-            update=_update(state, viewer, ()),
-            to_act=engine.to_act(state),
-            is_over=engine.is_over(state),
-        )
+        answer = svc.GetViewResponse(seq=state.seq, to_act=engine.to_act(state), is_over=engine.is_over(state))
+        answer.update.MergeFromString(_update(state, viewer, ()))
+        return answer
 
     def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
+        return svc.ReplayResponse(steps=list(self._replay_steps(request, call)))
+
+    def stream_replay(self, request: svc.StreamReplayRequest, call: Call) -> Iterator[svc.StreamReplayResponse]:
+        """Replay, one step per message (the request has ReplayRequest's fields)."""
+        for step in self._replay_steps(request, call):
+            yield svc.StreamReplayResponse(step=step)
+
+    def _replay_steps(self, request: svc.ReplayRequest | svc.StreamReplayRequest, call: Call) -> Iterator[Any]:
+        """Every step of a replay, checked against its limits before any work; the deadline between steps."""
         create = request.create
         call.game = create.game
         if not create.HasField("seed"):
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a replay needs the table's seed in create.seed")
+        _check_seed(create)
         if len(request.actions) > self.max_replay_actions:
             raise ServiceError.of(
                 ServiceReason.INVALID_REQUEST,
                 f"a replay takes at most {self.max_replay_actions} actions, not {len(request.actions)}",
             )
+        views = (len(request.actions) + 1) * (len(create.seats) + 1)
+        if views > self.replay_max_views:
+            raise ServiceError.of(
+                ServiceReason.REPLAY_BUDGET_EXCEEDED,
+                f"this replay needs {views} views ((actions + 1) x (seats + 1)); the server's budget is "
+                f"{self.replay_max_views}: replay fewer actions at a time",
+                views=str(views),
+                budget=str(self.replay_max_views),
+            )
         out = self._new_table(create, request.table_id, create.seed)
-        steps = [_step(out, None)]
+        yield _step(out, None)
         for i, msg in enumerate(request.actions):
             _check_deadline(call)
-            action = _engine_value(engine.Action, to_plain(msg), f"actions[{i}]")
+            action = _action(msg, f"actions[{i}]")
             state = out.state
             out = _engine(lambda state=state, action=action: engine.apply(state, action), step=str(i))  # type: ignore[misc]
-            steps.append(_step(out, msg))
-        return svc.ReplayResponse(steps=steps)
+            yield _step(out, msg)
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -183,11 +200,7 @@ class TableCore:
         if self.trusted_mode:
             return raw
         token = self.keyring.seal(raw, state.table_id, state.seq)
-        if self.recent_size:
-            with self._recent_lock:
-                self._recent[token] = state
-                if len(self._recent) > self.recent_size:
-                    self._recent.popitem(last=False)
+        self.recent.put(token, state)
         return token
 
     def _open(self, raw: bytes, table_id: str, call: Call) -> Any:
@@ -195,16 +208,19 @@ class TableCore:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request names no table_id")
         if not raw:
             raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request carries no state")
-        if raw[:1] == b"{":
+        if engine.wire.is_plain_state(raw):
             if not self.trusted_mode:
                 raise ServiceError.of(ServiceReason.PLAIN_STATE_REFUSED, "this server accepts only sealed state tokens")
             state = _engine(lambda: engine.state_from_bytes(raw))
-            call.plain_state = True
-        elif (known := self._recent.get(raw)) is not None:
+        elif (known := self.recent.get(raw)) is not None:
             state = known
         else:
             try:
                 header, payload = self.keyring.open(raw)
+            except OldTokenError as exc:
+                raise ServiceError.from_rejected(
+                    engine.Rejected(engine.Reason.RULES_VERSION_UNSUPPORTED, str(exc))
+                ) from None
             except TokenError as exc:
                 raise ServiceError.of(ServiceReason.INVALID_TOKEN, str(exc)) from None
             state = _engine(lambda: engine.state_from_bytes(payload))
@@ -255,8 +271,27 @@ def _engine(fn: Callable[[], Any], **metadata: str) -> Any:
         raise ServiceError.from_rejected(exc, **metadata) from None
 
 
-def _engine_value(kind: Any, data: Any, where: str) -> Any:
-    return _engine(lambda: engine_codec.from_data(kind, data, where))
+def _action(msg: pb.Action, where: str) -> engine.Action:
+    """The engine's action for an ``Action`` message (the message's types are the engine's; cards are checked)."""
+    cards: tuple[engine.Card, ...] = ()
+    for i, text in enumerate(msg.cards):
+        try:
+            cards += (engine.Card.parse(text),)
+        except engine.Rejected as exc:
+            raise ServiceError.from_rejected(
+                engine.Rejected(exc.reason, f"{where}.cards[{i}]: {exc.message}")
+            ) from None
+    target = msg.target if msg.HasField("target") else None
+    return engine.Action(msg.seat, msg.kind, msg.amount, target, cards)
+
+
+def _check_seed(request: svc.CreateTableRequest) -> None:
+    if request.HasField("seed") and len(request.seed) > engine.MAX_SEED:
+        raise ServiceError.from_rejected(
+            engine.Rejected(
+                engine.Reason.INVALID_SEED, f"the seed is {len(request.seed)} bytes; at most {engine.MAX_SEED}"
+            )
+        )
 
 
 def _check_deadline(call: Call) -> None:
@@ -267,32 +302,50 @@ def _check_deadline(call: Call) -> None:
         )
 
 
-def _update(state: TableState, viewer: Viewer, events: Sequence[engine.Event]) -> pb.SeatUpdate:
+def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...]) -> bytes:
+    """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`."""
     view = engine.view(state, viewer)
-    table_view = pb.TableView(**{state.game: to_proto(view, _message_class(_VIEW_FIELDS[state.game]))})
-    return pb.SeatUpdate(
-        seat=viewer,
-        view=table_view,
-        events=[to_proto(e, pb.Event) for e in redact(tuple(events), viewer)],
-        legal_actions=[]
-        if viewer is None
-        else [to_proto(a, pb.LegalAction) for a in engine.legal_actions(state, viewer)],
-    )
+    kind: Any = type(view)
+    view_bytes = protowire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)
+    parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
+    parts.append(protowire.length_delimited(b"\x12", protowire.length_delimited(_VIEW_TAGS[state.game], view_bytes)))
+    for event in redact_events(events, viewer):  # events = 3
+        parts.append(protowire.length_delimited(b"\x1a", _EVENT(event)))
+    if viewer is not None:
+        for entry in engine.legal_actions(state, viewer):  # legal_actions = 4
+            parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
+    return b"".join(parts)
 
 
 def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
-    return svc.ReplayStep(action=action, **_outcome(out, [None, *range(out.state.seat_count)]))
+    return _with_change(svc.ReplayStep(action=action), out, [None, *range(out.state.seat_count)])
 
 
-def _outcome(out: Outcome, viewers: Sequence[Viewer]) -> dict[str, Any]:
-    """The fields every answer to a change shares: sequence, settlement, the viewers' updates, who acts next."""
+M = TypeVar("M", bound=Message)
+
+
+def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer]) -> M:
+    """``answer`` with the fields every answer to a change shares: ``seq``, ``settlement``, the viewers'
+    ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass."""
+    tags = _change_tags(answer.DESCRIPTOR)
     state: TableState = out.state
+    parts = [tags["seq"] + protowire.varint(state.seq)] if state.seq else []
+    parts += [protowire.length_delimited(tags["settlement"], _TRANSFER(t)) for t in out.settlement]
+    parts += [protowire.length_delimited(tags["updates"], _update(state, v, out.events)) for v in viewers]
+    if to_act := engine.to_act(state):
+        parts.append(protowire.length_delimited(tags["to_act"], b"".join(map(protowire.varint, to_act))))
+    if engine.is_over(state):
+        parts.append(tags["is_over"] + b"\x01")
+    answer.MergeFromString(b"".join(parts))
+    return answer
+
+
+@cache
+def _change_tags(desc: Any) -> dict[str, bytes]:
+    fields = desc.fields_by_name
     return {
-        "seq": state.seq,
-        "settlement": [to_proto(t, pb.Transfer) for t in out.settlement],
-        "updates": [_update(state, v, out.events) for v in viewers],
-        "to_act": engine.to_act(state),
-        "is_over": engine.is_over(state),
+        name: protowire.tag(fields[name].number, 0 if name in ("seq", "is_over") else 2)
+        for name in ("seq", "settlement", "updates", "to_act", "is_over")
     }
 
 

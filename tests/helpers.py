@@ -1,19 +1,80 @@
-"""Test-only helpers: stacked decks and random play."""
+"""Test-only helpers: stacked decks, random play, crafted states and time limits."""
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+import msgspec
 import pytest
 
 import engine
-from engine import chance
+from engine import chance, values
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
+from engine.values import field_names, is_value
+
+
+def with_rules_version(raw: bytes, version: int) -> bytes:
+    """State bytes whose rule profile claims another rules version (an older engine's table)."""
+    fmt, game, rules, body = msgspec.msgpack.decode(raw, type=tuple[int, str, msgspec.Raw, msgspec.Raw])
+    _, preset, overrides = msgspec.msgpack.decode(rules)
+    old = msgspec.msgpack.encode((version, preset, overrides))
+    return msgspec.msgpack.encode((fmt, game, msgspec.Raw(old), body))
+
+
+def edit_state_bytes(raw: bytes, **changes: Any) -> bytes:
+    """State bytes with some fields of the body replaced by raw MessagePack data (for crafting bad states)."""
+    fmt, game, rules, body = msgspec.msgpack.decode(raw)
+    names = [n for n in field_names(engine.get_game(game).state_type) if n not in ("game", "rules")]
+    for name, value in changes.items():
+        if name == "rules":
+            rules = value
+        else:
+            body[names.index(name)] = value
+    return msgspec.msgpack.encode([fmt, game, rules, body])
+
+
+def state_field(raw: bytes, name: str) -> Any:
+    """One field of the body of state bytes, as raw MessagePack data."""
+    _, game, _, body = msgspec.msgpack.decode(raw)
+    names = [n for n in field_names(engine.get_game(game).state_type) if n not in ("game", "rules")]
+    return body[names.index(name)]
+
+
+T = TypeVar("T")
+
+
+def replace(value: T, **changes: Any) -> T:
+    """``value`` (a state, a profile, any engine value) with ``changes``: the one way tests craft values, so
+    the engine's value classes can change representation in one place."""
+    if is_value(type(value)):
+        return values.replace(value, **changes)  # type: ignore[type-var]
+    return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Fail with TimeoutError if the block runs longer than ``seconds`` (SIGALRM: main thread, Unix only).
+
+    The signal interrupts even a pure-Python loop that never returns, so a test of a bounded loop fails
+    instead of hanging the suite."""
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 
 T = TypeVar("T")
 
@@ -42,12 +103,6 @@ def stacked(*decks: str) -> Iterator[None]:
         yield
     finally:
         mp.undo()
-
-
-def replace(value: T, **changes: Any) -> T:
-    """``value`` (a state, a profile, any engine value) with some fields changed: the one place tests build a
-    modified engine value, so a change of the values' kind touches only this function."""
-    return dataclasses.replace(value, **changes)  # type: ignore[type-var]
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -6,15 +6,18 @@ cannot drift; the gateway holds no rules and no second data model. See the READM
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import StreamingResponse
+from google.protobuf.message import Message as ProtoMessage
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
@@ -34,6 +37,8 @@ SEAT_KEY_HEADER = "X-Seat-Key"
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 _JSON = "application/json"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
+"""HTTP methods that may be a metric label as they are; any other is counted as ``other``."""
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
@@ -48,11 +53,12 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
         docs_url="/docs" if config.gateway_docs else None,
         redoc_url=None,
         openapi_url="/openapi.json",
+        redirect_slashes=False,  # /v1/games/ is no route, not a redirect to one
     )
     for route in ROUTES:
         app.add_api_route(
             route.path,
-            _endpoint(route, backend, config.gateway_max_body_bytes),
+            _endpoint(route, backend, config.gateway_max_body_bytes, config.gateway_read_timeout_seconds),
             methods=[route.http_method],
             name=route.rpc,
             operation_id=route.rpc,
@@ -61,7 +67,7 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             responses=_responses(route),
             openapi_extra=_request_body(route),
         )
-    _add_probes(app, backend, registry)
+    _add_probes(app, backend, registry if config.gateway_metrics else None)
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_exception)
     app.add_exception_handler(GatewayError, _gateway_error)
@@ -82,13 +88,15 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
 # -- the RPC endpoints ------------------------------------------------------------------------------
 
 
-def _endpoint(route: Route, backend: Backend, max_body: int) -> Callable[[Request], Awaitable[Response]]:
+def _endpoint(
+    route: Route, backend: Backend, max_body: int, read_timeout: float
+) -> Callable[[Request], Awaitable[Response]]:
     request_class = route.request_class
     takes_seat_key = "seat_key" in request_class.DESCRIPTOR.fields_by_name
     rpc = route.rpc
 
     async def endpoint(request: Request) -> Response:
-        body = b"" if route.http_method == "GET" else await _read_body(request, max_body)
+        body = b"" if route.http_method == "GET" else await _read_body(request, max_body, read_timeout)
         try:
             message = protojson.parse(body, request_class)
         except protojson.JsonError as exc:
@@ -100,18 +108,62 @@ def _endpoint(route: Route, backend: Backend, max_body: int) -> Callable[[Reques
                 if current and current != header:
                     raise GatewayError.invalid_request(f"the {SEAT_KEY_HEADER} header and seatKey disagree")
                 message.seat_key = header  # type: ignore[attr-defined]
-        answer = await backend.call(rpc, message, request.scope.get("mazziere.request_id", ""))
+        request_id = request.scope.get("mazziere.request_id", "")
+        if route.streaming:
+            return await _stream(backend.stream(rpc, message, request_id))
+        answer = await backend.call(rpc, message, request_id)
         return Response(protojson.to_json(answer), media_type=_JSON)
 
     endpoint.__name__ = rpc
     return endpoint
 
 
+NDJSON = "application/x-ndjson"
+
+
+async def _stream(items: AsyncIterator[ProtoMessage]) -> Response:
+    """NDJSON: one response per line. A refusal before the first is an ordinary error answer (its HTTP status);
+    one after it is a last line holding the error envelope, since the status has been sent."""
+    iterator = aiter(items)
+    try:
+        first = await anext(iterator)
+    except StopAsyncIteration:
+        return Response(b"", media_type=NDJSON)
+
+    async def lines() -> AsyncIterator[bytes]:
+        yield protojson.to_json(first) + b"\n"
+        try:
+            async for item in iterator:
+                yield protojson.to_json(item) + b"\n"
+        except GatewayError as exc:
+            yield exc.json() + b"\n"
+
+    return StreamingResponse(lines(), media_type=NDJSON)
+
+
 CLIENT_CLOSED = 499
 """The status counted and logged for a caller that left before sending its whole body (nginx's convention)."""
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+def _check_json(request: Request) -> None:
+    """A POST body must say it is JSON: this also keeps browsers' form posts from other sites away."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != _JSON:
+        raise GatewayError.invalid_request(
+            f"the body must be {_JSON} (Content-Type), not {media_type[:64] or 'unnamed'}", http_status=415
+        )
+
+
+async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
+    _check_json(request)
+    try:
+        async with asyncio.timeout(timeout):
+            return await _read_bounded(request, limit)
+    except TimeoutError:
+        raise GatewayError.invalid_request(f"the body did not arrive within {timeout:g} s", http_status=408) from None
+
+
+async def _read_bounded(request: Request, limit: int) -> bytes:
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
@@ -129,7 +181,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
 # -- health and metrics -----------------------------------------------------------------------------
 
 
-def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry) -> None:
+def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | None) -> None:
     status_schema = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
 
     @app.get(
@@ -155,6 +207,9 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry) -> 
             return Response(b'{"status":"SERVING"}', media_type=_JSON)
         return Response(b'{"status":"NOT_SERVING"}', status_code=503, media_type=_JSON)
 
+    if registry is None:  # MAZZIERE_GATEWAY_METRICS off: metrics only on the metrics port
+        return
+
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
@@ -164,7 +219,9 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry) -> 
 
 
 def error_response(error: GatewayError, headers: dict[str, str] | None = None) -> Response:
-    return Response(error.json(), status_code=error.http_status, media_type=_JSON, headers=headers)
+    return Response(
+        error.json(), status_code=error.http_status, media_type=_JSON, headers={**error.headers(), **(headers or {})}
+    )
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:
@@ -255,13 +312,14 @@ class Observe:
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
+            method = scope["method"] if scope["method"] in _METHODS else "other"
             elapsed = time.perf_counter() - start
-            self.requests.labels(scope["method"], template, str(status)).inc()
-            self.latency.labels(scope["method"], template).observe(elapsed)
+            self.requests.labels(method, template, str(status)).inc()
+            self.latency.labels(method, template).observe(elapsed)
             if self.log_requests:
                 self.log.info(
                     "http_request",
-                    method=scope["method"],
+                    method=method,
                     route=template,
                     status=status,
                     duration_ms=round(elapsed * 1000, 3),
@@ -298,7 +356,10 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     400: ("FAILED_PRECONDITION", "seat 2 may not act now", "NOT_YOUR_TURN"),
     403: ("PERMISSION_DENIED", "that is not the key of seat 1 at this table", "SEAT_KEY_INVALID"),
     409: ("ABORTED", "the state is at sequence 4, not 3; act on the latest state", "STALE_SEQUENCE"),
+    408: ("INVALID_ARGUMENT", "the body did not arrive within 10 s", "INVALID_REQUEST"),
     413: ("INVALID_ARGUMENT", "the body is 3000000 bytes; at most 2097152", "INVALID_REQUEST"),
+    415: ("INVALID_ARGUMENT", "the body must be application/json (Content-Type), not text/plain", "INVALID_REQUEST"),
+    429: ("RESOURCE_EXHAUSTED", "the server is at its limit of calls in flight; retry", "OVERLOADED"),
 }
 
 
@@ -311,22 +372,32 @@ def _error_example(http_status: int) -> dict[str, Any]:
 
 
 def _responses(route: Route) -> dict[int | str, dict[str, Any]]:
+    media_type = NDJSON if route.streaming else _JSON
     ok = {
-        "description": f"The {route.method.output_type.name}",
-        "content": {_JSON: {"schema": ref(route.method.output_type.full_name)}},
+        "description": f"The {route.method.output_type.name}"
+        + (
+            ": one per line; an error after the first is a last line holding the error envelope"
+            if route.streaming
+            else ""
+        ),
+        "content": {media_type: {"schema": ref(route.method.output_type.full_name)}},
     }
     out: dict[int | str, dict[str, Any]] = {200: ok}
     described = {
         400: "Malformed request (INVALID_ARGUMENT) or a move the rules refuse now (FAILED_PRECONDITION)",
         403: "Missing or wrong seat key (PERMISSION_DENIED)",
+        408: "The body did not arrive within MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS",
         409: "Stale sequence number (ABORTED): fetch the latest state and retry",
         413: "Body too large",
+        415: "The body is not application/json (Content-Type)",
+        429: "The server is overloaded (OVERLOADED: retry after Retry-After) or the call is over a limit "
+        "(RESPONSE_TOO_LARGE, REPLAY_BUDGET_EXCEEDED)",
         500: "Internal error",
         503: "The service is unavailable (split mode)",
         504: "The call's deadline passed",
     }
     if route.http_method == "GET":
-        described = {k: v for k, v in described.items() if k in (500, 503, 504)}
+        described = {k: v for k, v in described.items() if k in (429, 500, 503, 504)}
     for code, text in described.items():
         out[code] = {
             "description": text,

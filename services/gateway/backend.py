@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent import futures
 from typing import Any, Protocol
 
 import grpc
@@ -20,14 +21,15 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.errors import STATUS_DETAILS_KEY
 from services.gateway.errors import GatewayError
-from services.server import SERVICE_NAME, App, Method
-
-_SLOW = frozenset({"Replay"})
-"""Calls that may run long: run off the event loop so /healthz and short calls are not held up."""
+from services.server import SERVICE_NAME, Aborted, App, Method
 
 
 class Backend(Protocol):
     async def call(self, rpc: str, request: Message, request_id: str) -> Message: ...
+
+    def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+        """A server-streaming call's responses; a refusal (before or between them) raises GatewayError."""
+        ...
 
     async def ready(self) -> bool: ...
 
@@ -70,14 +72,52 @@ class InProcessBackend:
     async def call(self, rpc: str, request: Message, request_id: str) -> Message:
         method = self.methods[rpc]
         context = _Context(request_id, self.timeout)
-        if rpc in _SLOW:
-            response, status = await asyncio.to_thread(self.app.observer.run, method, request, context)
+        if method.slow:  # on the replay workers, under their limit, so the event loop stays free
+            response, status = await asyncio.wrap_future(
+                self.app.pools.replay.submit(self.app.observer.run, method, request, context)
+            )
         else:
             response, status = self.app.observer.run(method, request, context)
         if status is not None:
             raise error_from_status(status.code, status.details, status.trailing_metadata)
         result: Message = response
         return result
+
+    async def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+        method = self.methods[rpc]
+        pool = self.app.pools.replay
+        context = _Context(request_id, self.timeout)
+        observer = self.app.observer
+        if not pool.admit():
+            try:
+                for item in observer.stream(method, request, context, shed=True):
+                    yield item
+            except Aborted as exc:
+                raise _error(exc.status) from None
+            return
+        given_up: list[grpc.StatusCode] = []
+        steps = observer.stream(method, request, context, gone=lambda: given_up[0] if given_up else None)
+        done = object()
+        step: futures.Future[Any] | None = None
+        finished = False
+        try:
+            while True:  # each step on the replay workers, so the event loop stays free
+                step = pool.run_more(next, steps, done)
+                try:
+                    item = await asyncio.wrap_future(step)
+                except Aborted as exc:
+                    finished = True
+                    raise _error(exc.status) from None
+                if item is done:
+                    finished = True
+                    return
+                yield item
+        finally:
+            if finished:
+                pool.release()
+            else:  # the HTTP caller left: close the steps once the one in hand is over
+                given_up.append(grpc.StatusCode.CANCELLED)
+                pool.close_after(steps, step)
 
     async def ready(self) -> bool:
         return await self._ready()
@@ -86,11 +126,15 @@ class InProcessBackend:
         return None
 
 
+def _error(status: grpc.Status) -> GatewayError:
+    return error_from_status(status.code, status.details, status.trailing_metadata)
+
+
 class ChannelBackend:
     """Calls a TableService over gRPC (``mazziere gateway --target``, or embedded over a local channel)."""
 
     def __init__(self, target: str, *, timeout: float, max_message_bytes: int, methods: dict[str, Any]) -> None:
-        """``methods``: RPC name to (request class, response class)."""
+        """``methods``: RPC name to (request class, response class, server streaming)."""
         self.target = target
         self.timeout = timeout
         self._options = [
@@ -100,13 +144,15 @@ class ChannelBackend:
         self._methods = methods
         self._channel: grpc.aio.Channel | None = None
         self._calls: dict[str, Any] = {}
+        self._streams: dict[str, Any] = {}
         self._health: Any = None
 
     def _open(self) -> None:
         """Made on first use, inside the running event loop (grpc.aio needs it)."""
         channel = grpc.aio.insecure_channel(self.target, options=self._options)
-        for name, (req, resp) in self._methods.items():
-            self._calls[name] = channel.unary_unary(
+        for name, (req, resp, streaming) in self._methods.items():
+            make = channel.unary_stream if streaming else channel.unary_unary
+            (self._streams if streaming else self._calls)[name] = make(
                 f"/{SERVICE_NAME}/{name}",
                 request_serializer=req.SerializeToString,
                 response_deserializer=resp.FromString,
@@ -124,6 +170,18 @@ class ChannelBackend:
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
         return response
+
+    async def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+        if self._channel is None:
+            self._open()
+        call = self._streams[rpc](request, metadata=(("x-request-id", request_id),), timeout=self.timeout)
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as exc:
+            raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
+        finally:
+            call.cancel()
 
     async def ready(self) -> bool:
         if self._channel is None:

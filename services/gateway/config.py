@@ -28,6 +28,12 @@ class GatewayConfig(Config):
     """The deadline of each call the gateway makes to the service."""
     gateway_docs: bool = True
     """Serve the interactive documentation at ``/docs`` (``/openapi.json`` is always served)."""
+    gateway_metrics: bool = False
+    """Also serve ``/metrics`` on the REST port (off: metrics only on ``MAZZIERE_METRICS_PORT``, which is not
+    meant to face the internet)."""
+    gateway_read_timeout_seconds: float = 10.0
+    """How long a REST caller may take to send a request's headers, and then its body (408 or a closed
+    connection beyond)."""
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> GatewayConfig:
@@ -46,6 +52,8 @@ class GatewayConfig(Config):
             raise ConfigError(
                 "MAZZIERE_GATEWAY_MAX_BODY_BYTES must be >= 1024 and MAZZIERE_GATEWAY_TIMEOUT_SECONDS > 0"
             )
+        if self.gateway_read_timeout_seconds <= 0:
+            raise ConfigError("MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS must be > 0")
         if not 0 <= self.rest_port < 65536:
             raise ConfigError(f"MAZZIERE_REST_PORT must be a port number, not {self.rest_port}")
 

@@ -8,6 +8,7 @@ Every error body is ``{"error": {"code": <http status>, "status": "<gRPC code na
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -58,16 +59,28 @@ class GatewayError(Exception):
         self.reason = reason
         self.metadata = dict(metadata or {})
         self.http_status = http_status or HTTP_STATUS.get(code, 500)
+        self.retry_after: float | None = None
+        """From the status's google.rpc.RetryInfo: sent as the Retry-After header."""
 
     @classmethod
     def from_status(cls, status: status_pb2.Status) -> GatewayError:
         """From a ``google.rpc.Status``, keeping its first ErrorInfo."""
         code = _BY_NUMBER.get(status.code, grpc.StatusCode.UNKNOWN)
+        error = cls(code, status.message)
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info):
-                return cls(code, status.message, info.reason, dict(info.metadata))
-        return cls(code, status.message)
+            retry = error_details_pb2.RetryInfo()
+            if not error.reason and detail.Unpack(info):
+                error.reason, error.metadata = info.reason, dict(info.metadata)
+            elif detail.Unpack(retry):
+                error.retry_after = retry.retry_delay.ToNanoseconds() / 1e9
+        return error
+
+    def headers(self) -> dict[str, str]:
+        """Retry-After (whole seconds, at least 1) when the service said when to retry."""
+        if self.retry_after is None:
+            return {}
+        return {"Retry-After": str(max(1, math.ceil(self.retry_after)))}
 
     @classmethod
     def invalid_request(cls, message: str, *, http_status: int = 400) -> GatewayError:

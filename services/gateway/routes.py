@@ -25,6 +25,8 @@ class Route:
     path: str
     summary: str
     examples: dict[str, Any] = field(default_factory=dict)
+    streaming: bool = False
+    """Server streaming: the answer is NDJSON, one response message per line."""
 
     @property
     def method(self) -> MethodDescriptor:
@@ -117,5 +119,26 @@ ROUTES = [
                 },
             }
         },
+    ),
+    Route(
+        "StreamReplay",
+        "POST",
+        "/v1/tables:streamReplay",
+        "Replay, streamed: one JSON StreamReplayResponse per line (NDJSON), the creation step first",
+        {
+            "replay": {
+                "summary": "A table created with a seed, and its first action",
+                "value": {
+                    "create": {
+                        "game": "sette_e_mezzo",
+                        "seats": [{"name": "Anna", "chips": "100"}, {"name": "Bruno", "chips": "100"}],
+                        "seed": "c2VlZA==",
+                    },
+                    "tableId": "t_replay",
+                    "actions": [{"seat": 1, "kind": "DEAL"}],
+                },
+            }
+        },
+        streaming=True,
     ),
 ]

@@ -12,34 +12,108 @@ import asyncio
 import contextlib
 import signal
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import uvicorn
 import uvloop
 from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
+from prometheus_client import CollectorRegistry
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.gateway.app import create_app
 from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
 from services.gateway.config import GatewayConfig
 from services.gateway.routes import ROUTES
 from services.logs import get_logger
+from services.metrics import serve_registry
 from services.server import SERVICE_NAME, AioServer, App, ThreadServer
+
+MAX_HEAD_BYTES = 64 * 1024
+"""The most a request line and its headers may take; beyond, 431 and the connection is closed."""
+
+
+class GuardedHttpTools(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline on each request's head, and a bound on its size.
+
+    uvicorn times out idle keep-alive connections only: a caller that opens a connection and sends nothing, or
+    half a request line, holds it forever. Here the head (request line and headers) must arrive within
+    ``read_timeout`` of the connection or of the request's first byte; the body's deadline is the endpoint's.
+    """
+
+    read_timeout = 10.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_bytes = 0
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_bytes = 0
+        self._head_timer = self.loop.call_later(self.read_timeout, self._head_timed_out)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _count(self, n: int) -> None:
+        self._head_bytes += n
+        if self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
+            self._disarm()
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            )
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value))
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
 
 
 class RestServer(uvicorn.Server):
     """uvicorn on a socket we bound, with signals left to us (we stop gRPC and REST together)."""
 
-    def __init__(self, app: FastAPI, sock: socket.socket, *, grace_seconds: float | None = None) -> None:
+    def __init__(
+        self, app: FastAPI, sock: socket.socket, *, grace_seconds: float | None = None, read_timeout: float = 10.0
+    ) -> None:
+        protocol = type("GuardedHttp", (GuardedHttpTools,), {"read_timeout": read_timeout})
         super().__init__(
             uvicorn.Config(
                 app,
                 log_config=None,
                 access_log=False,
                 lifespan="off",
-                http="httptools",
+                http=protocol,
                 timeout_graceful_shutdown=int(grace_seconds) if grace_seconds else None,
+                timeout_keep_alive=5,
                 server_header=False,
             )
         )
@@ -65,7 +139,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def channel_methods() -> dict[str, Any]:
-    return {r.rpc: (r.request_class, r.response_class) for r in ROUTES}
+    return {r.rpc: (r.request_class, r.response_class, r.streaming) for r in ROUTES}
 
 
 class _HealthContext:
@@ -114,7 +188,7 @@ def serve_embedded(config: GatewayConfig) -> None:
     sock = bind(config.rest_host, config.rest_port)
     app = App(config)
     if config.metrics_port:
-        app.metrics.serve(config.metrics_port)
+        app.metrics.serve(config.metrics_port, config.bind_host)
     uvloop.run(_embedded(app, config, sock))
 
 
@@ -138,7 +212,10 @@ async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> Non
         log.info("serving", port=port, kind="thread", metrics_port=config.metrics_port)
     backend = embedded_backend(app, config, server, port)
     rest = RestServer(
-        create_app(backend, config, registry=app.metrics.registry), sock, grace_seconds=config.grace_seconds
+        create_app(backend, config, registry=app.metrics.registry),
+        sock,
+        grace_seconds=config.grace_seconds,
+        read_timeout=config.gateway_read_timeout_seconds,
     )
     rest_task = asyncio.create_task(rest.run_on_socket())
     log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
@@ -172,6 +249,9 @@ class _Draining:
     async def call(self, rpc: str, request: Any, request_id: str) -> Any:
         return await self.backend.call(rpc, request, request_id)
 
+    def stream(self, rpc: str, request: Any, request_id: str) -> AsyncIterator[Any]:
+        return self.backend.stream(rpc, request, request_id)
+
     async def ready(self) -> bool:
         return not self.draining and await self.backend.ready()
 
@@ -189,7 +269,15 @@ async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> Non
             methods=channel_methods(),
         )
     )
-    rest = RestServer(create_app(backend, config), sock, grace_seconds=config.grace_seconds)
+    registry = CollectorRegistry()
+    if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
+        serve_registry(registry, config.metrics_port, config.bind_host)
+    rest = RestServer(
+        create_app(backend, config, registry=registry),
+        sock,
+        grace_seconds=config.grace_seconds,
+        read_timeout=config.gateway_read_timeout_seconds,
+    )
     rest_task = asyncio.create_task(rest.run_on_socket())
     get_logger().info("rest_serving", port=sock.getsockname()[1], target=target, gateway="split")
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)

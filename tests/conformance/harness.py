@@ -1,17 +1,17 @@
 """Random-simulation conformance, after OpenSpiel's RandomSimTest: one harness for every game.
 
 :func:`check_random_play` plays a table with random legal actions and checks, after every action, the
-engine's invariants: chips conserved, codec round trip, legal actions non-empty until the game is over,
-unique and stably ordered, and offered to exactly the seats ``engine.to_act`` names; every view names the
-same seat in turn as ``engine.to_act``; on a sample of states (every ``every_action_stride``-th) **every**
-legal action of every acting seat applies, at the least and the greatest amount, without touching the state;
-illegal ones are rejected with the state untouched; redaction invariance; indifference to the process-wide
-``random`` module; and determinism (a replay gives the same bytes).
+engine's invariants: chips conserved, codec round trip with canonical bytes, legal actions non-empty until the
+game is over, unique and stably ordered, and offered to exactly the seats ``engine.to_act`` names; every view
+names the same seat in turn as ``engine.to_act``; on a sample of states (every ``every_action_stride``-th)
+**every** legal action of every acting seat applies, at the least and the greatest amount, without touching the
+state; illegal ones are rejected with the state untouched; redaction invariance; indifference to the
+process-wide ``random`` module; determinism (a replay gives the same bytes); and, every fourth action, the
+service's fast update for every viewer against a plain reference.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -19,11 +19,14 @@ from typing import Any
 import pytest
 
 import engine
+from engine import validate
 from engine.cards import Card
 from engine.ledger import total
 from engine.table import Action, Outcome, Seat, TableState
+from engine.values import field_names, is_value
 from engine.visibility import TableCard, Viewer, redact
-from tests.helpers import random_step
+from tests.conformance.updates import check_updates
+from tests.helpers import random_step, replace
 
 
 def check_random_play(
@@ -60,6 +63,8 @@ def check_random_play(
         action = random_step(state, rng)
         outcome = engine.apply(state, action)
         check_events_redaction(state, action, outcome, rng)
+        if len(actions) % 4 == 0:
+            check_updates(outcome.state, outcome.events)
         actions.append(action)
         outcomes.append(outcome)
         state = outcome.state
@@ -73,8 +78,10 @@ def check_random_play(
 
 def check_state(state: TableState, chips_total: int) -> None:
     assert total(state.chips, state.pot) == chips_total, "chips not conserved"
+    validate.check_state(state)  # every state legal play reaches is a consistent one
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
+    assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw, "the byte form is not canonical"
     if not engine.is_over(state):
         assert engine.to_act(state), "nobody may act but the game is not over"
     else:
@@ -217,11 +224,11 @@ def _walk(value: Any, viewer: Viewer, visit: Any, field: str = "") -> Any:
         return (visit(value) or value) if field == "stock" else value
     if isinstance(value, tuple):
         return tuple(_walk(v, viewer, visit, field) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if is_value(type(value)):
         changes = {
-            f.name: _walk(v, viewer, visit, f.name)
-            for f in dataclasses.fields(value)
-            if isinstance(v := getattr(value, f.name), tuple | TableCard) or dataclasses.is_dataclass(v)
+            name: _walk(v, viewer, visit, name)
+            for name in field_names(type(value))
+            if isinstance(v := getattr(value, name), tuple | TableCard) or is_value(type(v))
         }
-        return dataclasses.replace(value, **changes) if changes else value
+        return replace(value, **changes) if changes else value
     return value

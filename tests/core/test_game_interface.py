@@ -1,7 +1,6 @@
 """The engine's shared behaviour, on a toy game: checks before play, codec, rule profiles, registry."""
 
-import json
-
+import msgspec
 import pytest
 
 import engine
@@ -9,8 +8,9 @@ from engine import codec, registry
 from engine.errors import Reason, Rejected
 from engine.rules import describe, with_options
 from engine.table import Action, Seat
-from tests.core.toy import Pack, Toy, ToyRules
-from tests.helpers import stacked
+from engine.values import field_names
+from tests.core.toy import Pack, Toy, ToyRules, ToyState
+from tests.helpers import stacked, with_rules_version
 
 
 @pytest.fixture(autouse=True)
@@ -91,20 +91,39 @@ def test_state_bytes_round_trip_and_are_canonical():
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state
     assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw
-    assert b'"banned_ranks":[2,3]' in raw
+    fmt, game, rules, _ = msgspec.msgpack.decode(raw)
+    assert (fmt, game) == (2, "toy")
+    assert rules == [1, "PLAIN", {"banned_ranks": [2, 3], "lucky_card": "Rd"}]  # the preset and the overrides
+
+
+def test_a_json_state_of_the_first_format_is_refused_as_an_old_version():
+    with pytest.raises(Rejected) as err:
+        engine.state_from_bytes(b'{"game":"toy","table_id":"t"}')
+    assert err.value.reason is Reason.RULES_VERSION_UNSUPPORTED
+    assert "earlier version" in err.value.message
 
 
 @pytest.mark.parametrize(
-    "raw", [b"", b"not json", b"[]", b'{"game": "toy"}', b'{"game": "nope"}', b'{"game": "toy", "seq": "x"}']
+    "spoil",
+    [
+        lambda good: b"",
+        lambda good: b"not a state",
+        lambda good: msgspec.msgpack.encode([]),
+        lambda good: msgspec.msgpack.encode([2, "toy"]),
+        lambda good: msgspec.msgpack.encode([2, "nope", [1, "PLAIN", {}], []]),
+        lambda good: good[:-3],
+        lambda good: good.replace(b"PLAIN", b"PLAIX"),
+        lambda good: good + b"\x00",
+    ],
 )
-def test_unreadable_states_are_typed_rejections(raw):
+def test_unreadable_states_are_typed_rejections(spoil):
     with pytest.raises(Rejected) as err:
-        engine.state_from_bytes(raw)
+        engine.state_from_bytes(spoil(engine.state_to_bytes(table())))
     assert err.value.reason in (Reason.INVALID_STATE, Reason.UNKNOWN_GAME)
 
 
 def test_a_state_of_another_rules_version_is_refused():
-    raw = engine.state_to_bytes(table()).replace(b'"rules_version":1', b'"rules_version":0')
+    raw = with_rules_version(engine.state_to_bytes(table()), 0)
     with pytest.raises(Rejected) as err:
         engine.state_from_bytes(raw)
     assert err.value.reason is Reason.RULES_VERSION_UNSUPPORTED
@@ -191,18 +210,31 @@ def test_amounts_and_names_are_bounded_so_nothing_downstream_overflows():
 
 
 def test_an_unreadable_state_names_the_path_to_the_bad_value():
-    good = json.loads(engine.state_to_bytes(table()))
+    fmt, game, rules, body = msgspec.msgpack.decode(engine.state_to_bytes(table()))
+    at = {name: i for i, name in enumerate(n for n in field_names(ToyState) if n not in ("game", "rules"))}
+
+    def spoiled(**changes: object) -> list[object]:
+        out = list(body)
+        for name, value in changes.items():
+            out[at[name]] = value
+        return out
+
     cases = [
-        ({**good, "hands": [good["hands"][0], "7d"]}, Reason.INVALID_STATE, "state.hands[1]: "),
-        ({**good, "stock": ["7d", "Zz"]}, Reason.INVALID_CARD, "state.stock[1]: 'Zz' is not a card"),
-        ({**good, "rules": {**good["rules"], "pack": "SPANISH"}}, Reason.INVALID_STATE, "state.rules.pack: "),
-        ({k: v for k, v in good.items() if k != "pot"}, Reason.INVALID_STATE, "state.pot: missing"),
-        ({**good, "extra": 1}, Reason.INVALID_STATE, "unknown field(s) ['extra']"),
+        (spoiled(hands=body[at["hands"]][:8] + (200 << 32).to_bytes(8, "big")), rules, "state.hands[1]: not a table"),
+        (spoiled(hands=b"\x00" * 7), rules, "state.hands: not a list of table cards"),
+        (spoiled(hands=[1, 2]), rules, "state.hands: Expected `bytes`, got `array`"),
+        (spoiled(stock=bytes([3, 200])), rules, "state.stock[1]: not a card"),
+        (spoiled(names=["a", 2, "c"]), rules, "state.names[1]: Expected `str`, got `int`"),
+        (body[:-1], rules, "Expected `array` of length"),
+        ([*body, 1], rules, "Expected `array` of length"),
+        (body, [1, "PLAIN", {"pack": "SPANISH"}], "state.rules: pack: 'SPANISH' is not one of"),
+        (body, [1, "PLAIN", {"nope": 1}], "state.rules: unknown option 'nope'"),
     ]
-    for data, reason, message in cases:
+    for spoilt_body, spoilt_rules, message in cases:
+        raw = msgspec.msgpack.encode([fmt, game, spoilt_rules, spoilt_body])
         with pytest.raises(Rejected) as err:
-            engine.state_from_bytes(json.dumps(data).encode())
-        assert err.value.reason is reason and message in err.value.message, err.value.message
+            engine.state_from_bytes(raw)
+        assert err.value.reason is Reason.INVALID_STATE and message in err.value.message, err.value.message
 
 
 def test_messages_name_every_seat_waited_for_and_every_move_allowed():

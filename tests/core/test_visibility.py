@@ -1,16 +1,15 @@
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card
 from engine.table import Event
+from engine.values import Value
 from engine.visibility import NOBODY, PUBLIC, TableCard, face_down, face_up, only, redact
 
 ACE = Card.parse("Ad")
 RE = Card.parse("Rd")
 
 
-@dataclass(frozen=True)
-class Hand:
+class Hand(Value, frozen=True):
     owner: int
     cards: tuple[TableCard, ...]
 
@@ -52,15 +51,13 @@ WHISPER = Event("PEEKED", seat=0, cards=(HIDDEN,), seen_by=only(0))
 DEALT = Event("DEALT", seat=0, cards=(HIDDEN,))
 
 
-@dataclass(frozen=True)
-class Loose:
+class Loose(Value, frozen=True):
     """A field typed ``Any``: redacted by value, whatever it holds."""
 
     payload: Any
 
 
-@dataclass(frozen=True)
-class Unresolved:
+class Unresolved(Value, frozen=True):
     """A hint that names nothing (``typing.get_type_hints`` fails): every field is redacted by value."""
 
     label: str
@@ -68,16 +65,7 @@ class Unresolved:
     events: "tuple[NoSuchType, ...]"  # type: ignore[name-defined]  # noqa: F821
 
 
-@dataclass(frozen=True)
-class Derived:
-    """A field outside ``__init__``: the compiled constructor cannot rebuild it, so fields are replaced by value."""
-
-    cards: tuple[TableCard, ...]
-    first: TableCard | None = field(init=False, default=None)
-
-
-@dataclass(frozen=True)
-class Mixed:
+class Mixed(Value, frozen=True):
     """A union of two kinds that hold cards, and a fixed-length tuple: both redacted by value."""
 
     either: TableCard | Hand
@@ -109,14 +97,6 @@ def test_redact_fallback_unresolvable_hints() -> None:
     assert [e.kind for e in theirs.events] == ["DEALT"] and theirs.events[0].cards == (TableCard(None, only(0)),)
 
 
-def test_redact_fallback_fields_outside_init() -> None:
-    value = Derived((HIDDEN, SHOWN))
-    object.__setattr__(value, "first", HIDDEN)
-    theirs = redact(value, 1)
-    assert theirs.cards == (TableCard(None, only(0)), SHOWN)
-    assert redact(value, 0) == value
-
-
 def test_redact_fallback_unions_and_fixed_tuples() -> None:
     value = Mixed(Hand(0, (HIDDEN,)), (HIDDEN, WHISPER), Hand(1, (HIDDEN,)))
     assert redact(value, 0) == value
@@ -136,14 +116,12 @@ def test_a_kind_of_value_redacted_for_the_first_time_compiles_to_the_plain_rule(
     """Redactors are compiled once per kind of value; kinds made here are new to the engine, so their redactors
     are built in this test, and must do what the rule says: cards hidden, unseen events dropped, the rest kept."""
 
-    @dataclass(frozen=True)
-    class Place:
+    class Place(Value, frozen=True):
         cards: tuple[TableCard, ...]
         last: TableCard | None
         name: str
 
-    @dataclass(frozen=True)
-    class Board:
+    class Board(Value, frozen=True):
         places: tuple[Place, ...]
         log: tuple[Event, ...]
         top: TableCard

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -15,6 +14,7 @@ from engine.game import Game
 from engine.ledger import POT, Transfer, settle
 from engine.rules import option
 from engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from engine.values import Value, replace
 from engine.visibility import TableCard, Viewer, face_down, face_up
 
 
@@ -36,8 +36,7 @@ class ToyRules:
             raise Rejected(Reason.INVALID_OPTION, "max_bet must be at least 1")
 
 
-@dataclass(frozen=True, slots=True)
-class ToyState(TableState):
+class ToyState(TableState, frozen=True):
     rules: ToyRules
     turn: int
     hands: tuple[TableCard, ...]
@@ -45,8 +44,7 @@ class ToyState(TableState):
     over: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ToyView:
+class ToyView(Value, frozen=True):
     turn: int | None
     hands: tuple[TableCard, ...]
     pot: int
@@ -82,12 +80,12 @@ class Toy(Game[ToyState, ToyRules]):
         bet = Transfer(action.seat, POT, action.amount)
         chips, pot = settle(state.chips, state.pot, [bet])
         if action.seat + 1 < state.seat_count:
-            return Outcome(dataclasses.replace(state, chips=chips, pot=pot, turn=action.seat + 1), (), (bet,))
+            return Outcome(replace(state, chips=chips, pot=pot, turn=action.seat + 1), (), (bet,))
         winner = max(range(state.seat_count), key=lambda s: state.hands[s].card.rank)  # type: ignore[union-attr]
         win = Transfer(POT, winner, pot)
         chips, pot = settle(chips, pot, [win])
         shown = tuple(face_up(h.card) for h in state.hands if h.card)
-        new = dataclasses.replace(state, chips=chips, pot=pot, hands=shown, over=True)
+        new = replace(state, chips=chips, pot=pot, hands=shown, over=True)
         return Outcome(new, (Event("GAME_OVER", seat=winner, cards=shown),), (bet, win))
 
     def view(self, state: ToyState, viewer: Viewer) -> ToyView:

@@ -366,7 +366,9 @@ def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered
     service = rendered.one("Service", host)
     assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
     config = GatewayConfig.load(rendered.container_env(container))
-    assert [p["containerPort"] for p in container["ports"]] == [config.rest_port]
+    assert [p["containerPort"] for p in container["ports"]] == [config.rest_port, config.metrics_port]
+    annotations = gateway["spec"]["template"]["metadata"]["annotations"]
+    assert int(annotations["prometheus.io/port"]) == config.metrics_port and not config.gateway_metrics
     assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": config.rest_port}
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": config.rest_port}
     rendered.one("Service", "mazziere-gateway")

@@ -77,6 +77,7 @@ class Api:
     def act(self, table: Table, action: dict[str, Any]) -> dict[str, Any]:
         resp = self.act_raw(table, action)
         assert resp.status_code == 200, resp.text
+        self.last_body = resp.content
         data: dict[str, Any] = resp.json()
         table.state, table.seq = data["state"], data.get("seq", "0")
         table.to_act, table.is_over = data.get("toAct", []), data.get("isOver", False)

@@ -159,7 +159,8 @@ def test_split_mode_gives_the_same_errors(split: Gateway) -> None:
     body = {"tableId": table.table_id, "state": table.state, "expectedSeq": "3", "action": {"seat": 0, "kind": "KNOCK"}}
     resp = api.http.post("/v1/tables:act", json=body, headers={"X-Seat-Key": table.keys[0]})
     assert error(resp) == (409, "ABORTED", "STALE_SEQUENCE")
-    assert error(api.http.post("/v1/tables", content=b'{"x":1}')) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
+    resp = api.http.post("/v1/tables", content=b'{"x":1}', headers={"content-type": "application/json"})
+    assert error(resp) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
 
 
 def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
@@ -183,3 +184,21 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
 
     resp = asyncio.run(call())
     assert (resp.status_code, resp.json()["error"]["status"]) == (504, "DEADLINE_EXCEEDED")
+
+
+def test_an_overloaded_service_is_429_with_retry_after(gateway: Gateway) -> None:
+    """A replay beyond the replay workers' places is refused at once; the RetryInfo becomes Retry-After."""
+    pool = gateway.app.pools.replay
+    taken = 0
+    while pool.admit():  # take every place, as replays in flight would
+        taken += 1
+    try:
+        body = {"create": {"game": "trentuno", "seats": [{"name": "a", "chips": "5"}] * 3, "seed": "c2VlZA=="}}
+        for path in ("/v1/tables:replay", "/v1/tables:streamReplay"):
+            resp = gateway.http.post(path, json=body)
+            assert error(resp) == (429, "RESOURCE_EXHAUSTED", "OVERLOADED"), resp.text
+            assert resp.headers["retry-after"] == "1"
+    finally:
+        for _ in range(taken):
+            pool.release()
+    assert gateway.http.post("/v1/tables:replay", json=body).status_code == 200

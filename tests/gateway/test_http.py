@@ -13,10 +13,13 @@ from typing import Any
 import httpx
 import pytest
 from grpc_health.v1 import health_pb2
+from prometheus_client import generate_latest
 
 from services.server import SERVICE_NAME
 from tests.gateway.conftest import KEYS, ORIGIN, Gateway, free_port, wait_http
 from tests.gateway.helpers import Api, error
+
+_JSON = "application/json"
 
 
 def test_cors_allows_the_configured_origin(api: Api) -> None:
@@ -60,7 +63,7 @@ def test_the_request_id_is_echoed_or_made(api: Api) -> None:
     bad = api.http.get("/healthz", headers={"X-Request-ID": "no spaces please"}).headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", bad)
     # Errors carry it too.
-    resp = api.http.post("/v1/tables", content=b"{", headers={"X-Request-ID": "err-1"})
+    resp = api.http.post("/v1/tables", content=b"{", headers={"X-Request-ID": "err-1", "Content-Type": _JSON})
     assert resp.headers["x-request-id"] == "err-1"
 
 
@@ -70,9 +73,9 @@ def test_the_request_id_reaches_the_grpc_call(split: Gateway) -> None:
     observer = split.app.observer
     original = observer.run
 
-    def spy(method: Any, request: Any, context: Any) -> Any:
+    def spy(method: Any, request: Any, context: Any, **kw: Any) -> Any:
         seen.append(dict(context.invocation_metadata()))
-        return original(method, request, context)
+        return original(method, request, context, **kw)
 
     observer.run = spy  # type: ignore[method-assign]
     try:
@@ -117,17 +120,21 @@ def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
     assert (games.status_code, games.json()["error"]["status"]) == (503, "UNAVAILABLE")
 
 
+def metrics_text(gateway: Gateway) -> str:
+    return generate_latest(gateway.app.metrics.registry).decode()
+
+
 def test_metrics_count_http_grpc_and_games(gateway: Gateway) -> None:
     gateway.api.create("trentuno")
-    gateway.http.post("/v1/tables", content=b"{")
-    text = gateway.http.get("/metrics").text
+    gateway.http.post("/v1/tables", content=b"{", headers={"Content-Type": _JSON})
+    text = metrics_text(gateway)
     assert re.search(r'http_requests_total\{method="POST",route="/v1/tables",status="200"\} [1-9]', text)
     assert re.search(r'http_requests_total\{method="POST",route="/v1/tables",status="400"\} [1-9]', text)
     assert 'http_request_duration_seconds_bucket{le="0.005",method="POST",route="/v1/tables"}' in text
     assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="CreateTable"' in text
     assert "mazziere_hands_finished_total" in text
     gateway.http.get("/v1/no/such/route")
-    assert 'route="unmatched",status="404"' in gateway.http.get("/metrics").text
+    assert 'route="unmatched",status="404"' in metrics_text(gateway)
 
 
 def test_openapi_document_and_docs(gateway: Gateway) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
 import random
+from typing import Any
 
+import httpx
 import pytest
 from google.protobuf import json_format
 
@@ -12,7 +15,7 @@ from services.gateway import protojson
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.servicer import served_games
 from tests.gateway.conftest import Gateway
-from tests.gateway.helpers import CHIPS, Api
+from tests.gateway.helpers import CHIPS, Api, error
 
 GAMES = sorted(served_games())
 
@@ -43,10 +46,17 @@ def test_every_answer_is_exactly_json_format(gateway: Gateway, game: str) -> Non
         msg = json_format.ParseDict(data, svc.ActResponse())
         assert json_format.MessageToDict(msg) == data
         assert protojson.to_dict(msg) == data
+        assert api.last_body == compact(json_format.MessageToDict(msg))
     view = api.view(table, None)
     assert json_format.MessageToDict(json_format.ParseDict(view, svc.GetViewResponse())) == view
-    games = gateway.http.get("/v1/games").json()
-    assert json_format.MessageToDict(json_format.ParseDict(games, svc.ListGamesResponse())) == games
+    games = gateway.http.get("/v1/games")
+    msg = json_format.ParseDict(games.json(), svc.ListGamesResponse())
+    assert games.content == compact(json_format.MessageToDict(msg))
+
+
+def compact(data: object) -> bytes:
+    """json_format's JSON of a message, written without spaces: the bytes the gateway must send."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -84,3 +94,30 @@ def test_list_games_describes_every_served_game(api: Api) -> None:
     assert resp.status_code == 200
     assert [g["id"] for g in resp.json()["games"]] == served_games()
     assert resp.headers["content-type"] == "application/json"
+
+
+def _ndjson(resp: httpx.Response) -> list[dict[str, Any]]:
+    assert resp.headers["content-type"].startswith("application/x-ndjson"), resp.text
+    return [json.loads(line) for line in resp.text.splitlines()]
+
+
+def test_stream_replay_gives_the_replay_steps_one_per_line(gateway: Gateway, split: Gateway) -> None:
+    body = {
+        "create": {
+            "game": "trentuno",
+            "seats": [{"name": f"p{i}", "chips": "20"} for i in range(3)],
+            "seed": "c2VlZA==",
+        },
+        "tableId": "t_stream",
+    }
+    for g in (gateway, split):
+        unary = g.http.post("/v1/tables:replay", json=body).json()
+        lines = _ndjson(g.http.post("/v1/tables:streamReplay", json=body))
+        assert [line["step"] for line in lines] == unary["steps"]
+        # A refusal before the first step is an ordinary error answer.
+        bad = g.http.post("/v1/tables:streamReplay", json={**body, "create": {**body["create"], "seed": None}})
+        assert error(bad) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
+        # One after it is the last line.
+        wrong = {**body, "actions": [{"seat": 0, "kind": "NOPE"}]}
+        lines = _ndjson(g.http.post("/v1/tables:streamReplay", json=wrong))
+        assert "step" in lines[0] and lines[-1]["error"]["status"] == "FAILED_PRECONDITION"

@@ -10,6 +10,7 @@ import engine
 from engine.games.saltacavallo import CUCU, NAPOLETANO, AllDeadHand, FirstDealer, Reshuffle, SaltacavalloRules
 from engine.rules import describe, with_options
 from engine.table import Seat
+from tests.helpers import with_rules_version
 
 
 def test_presets_napoletano_first_and_cucu() -> None:
@@ -82,7 +83,7 @@ def test_state_round_trips_and_old_versions_are_refused() -> None:
     state = engine.new_table("saltacavallo", [Seat(f"p{i}", 10) for i in range(3)], seed=b"s", preset="CUCU").state
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state
-    old = raw.replace(b'"rules_version":1', b'"rules_version":0')
+    old = with_rules_version(raw, 0)
     with pytest.raises(engine.Rejected) as err:
         engine.state_from_bytes(old)
     assert err.value.reason is engine.Reason.RULES_VERSION_UNSUPPORTED

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from engine.cards import Card
 from engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
 from engine.ledger import POT, Transfer
 from engine.table import Action, Seat
+from engine.values import field_names
 from engine.visibility import PUBLIC
 from tests.helpers import replace, stacked
 from tests.saltacavallo.support import act, deal, kinds, options_of, run, seen, table, with_lives
@@ -581,7 +581,7 @@ def test_sc15_no_action_after_the_end() -> None:
 def test_view_holds_public_facts_only() -> None:
     state = deal(table(4), "3d Cc 5b 6s").state
     view = engine.view(state, 1)
-    names = {f.name for f in dataclasses.fields(view)}
+    names = set(field_names(type(view)))
     assert not names & {"seed", "stock", "draws"}
     assert view.stock_size == 36 and view.turn == 1 and view.dealer == 0 and view.phase is Phase.PLAY
     assert view.lives == (3, 3, 3, 3) and view.alive == (True,) * 4

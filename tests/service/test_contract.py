@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from typing import Any
 
 import pytest
 
 import engine
+from engine.codec import is_record, record_fields
 from engine.ledger import Transfer
 from engine.table import Event, LegalAction
 from services.codec import enum_prefix, to_plain
@@ -24,7 +24,7 @@ def _dataclasses_in(kind: Any, seen: set[type]) -> None:
     """Every dataclass reachable from ``kind``'s type hints."""
     for arg in typing.get_args(kind):
         _dataclasses_in(arg, seen)
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind) and kind not in seen:
+    if is_record(kind) and kind not in seen:
         seen.add(kind)
         for hint in typing.get_type_hints(kind).values():
             _dataclasses_in(hint, seen)
@@ -32,25 +32,25 @@ def _dataclasses_in(kind: Any, seen: set[type]) -> None:
 
 def _check(kind: type, desc: Any, path: str) -> None:
     hints = typing.get_type_hints(kind)
-    for f in dataclasses.fields(kind):
-        assert f.name in desc.fields_by_name, f"{desc.full_name} lacks {path}.{f.name} ({kind.__name__})"
-        fd = desc.fields_by_name[f.name]
-        hint = hints[f.name]
-        inner = [a for a in (hint, *typing.get_args(hint)) if isinstance(a, type) and dataclasses.is_dataclass(a)]
+    for name in record_fields(kind):
+        assert name in desc.fields_by_name, f"{desc.full_name} lacks {path}.{name} ({kind.__name__})"
+        fd = desc.fields_by_name[name]
+        hint = hints[name]
+        inner = [a for a in (hint, *typing.get_args(hint)) if is_record(a)]
         for sub in typing.get_args(hint):
-            inner += [a for a in typing.get_args(sub) if isinstance(a, type) and dataclasses.is_dataclass(a)]
+            inner += [a for a in typing.get_args(sub) if is_record(a)]
         if inner and fd.message_type is not None:
             target = fd.message_type
             while len(target.fields) == 1 and target.fields[0].name in ("value", "values"):
                 target = target.fields[0].message_type
             if target.full_name != "mazziere.v1.TableCard":
-                _check(inner[0], target, f"{path}.{f.name}")
+                _check(inner[0], target, f"{path}.{name}")
         enums = [a for a in (hint, *typing.get_args(hint)) if isinstance(a, type) and issubclass(a, engine_enum())]
         if enums and fd.enum_type is not None:
             prefix = enum_prefix(fd.enum_type.name)
             names = {v.name.removeprefix(prefix) for v in fd.enum_type.values}
             missing = {str(m.value) for m in enums[0]} - names
-            assert not missing, f"{fd.enum_type.full_name} lacks {missing} for {path}.{f.name}"
+            assert not missing, f"{fd.enum_type.full_name} lacks {missing} for {path}.{name}"
 
 
 def engine_enum() -> type:
@@ -76,11 +76,11 @@ def test_every_game_view_and_rules_field_has_its_proto_field(game_id: str) -> No
 def test_shared_values_have_their_proto_fields(kind: type, message: Any) -> None:
     _check(kind, message.DESCRIPTOR, kind.__name__)
     plain = to_plain(message())
-    assert set(plain) <= {f.name for f in dataclasses.fields(kind)}
+    assert set(plain) <= set(record_fields(kind))
 
 
 def test_the_action_message_is_the_engine_action() -> None:
-    assert [f.name for f in pb.Action.DESCRIPTOR.fields] == [f.name for f in dataclasses.fields(engine.Action)]
+    assert [f.name for f in pb.Action.DESCRIPTOR.fields] == list(record_fields(engine.Action))
 
 
 def test_every_reason_is_in_the_proto_enum_and_back() -> None:
@@ -95,9 +95,7 @@ def test_list_games_describes_every_option_and_preset(client: Client) -> None:
     for game_id, info in games.items():
         game = engine.get_game(game_id)
         assert [p.name for p in info.presets] == list(game.presets)
-        assert {o.name for o in info.options} == {
-            f.name for f in dataclasses.fields(game.rules_type) if f.name != "rules_version"
-        }
+        assert {o.name for o in info.options} == set(record_fields(game.rules_type)) - {"rules_version"}
         assert all(o.doc and o.type for o in info.options)
         assert list(info.action_kinds) == list(game.action_kinds)
         for preset in info.presets:

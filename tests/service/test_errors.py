@@ -62,6 +62,17 @@ def still_playable(client: Client, table: Table) -> None:
     assert resp.seq == before.seq + 1
 
 
+def test_a_token_of_the_first_format_is_refused_as_an_old_version(client: Client, table: Table) -> None:
+    """Tokens of the first format (version byte 1: JSON states, unpadded) name the reason, never crash."""
+    move = first_move(client, table)
+    old = b"\x01" + table.state[1:]
+    exc = refused(
+        lambda: client.stub.Act(act_request(table, move, state=old)), Code.INVALID_ARGUMENT, "RULES_VERSION_UNSUPPORTED"
+    )
+    assert "earlier version" in exc.details()  # type: ignore[attr-defined]
+    still_playable(client, table)
+
+
 def test_forged_and_garbage_tokens(client: Client, table: Table) -> None:
     stub, move = client.stub, first_move(client, table)
     forged = bytearray(table.state)
@@ -247,8 +258,16 @@ def test_an_oversized_request(client: Client, table: Table) -> None:
 
 
 def test_an_expired_deadline(client: Client, table: Table) -> None:
+    """A microsecond deadline: an Act fast enough may still beat it, but a late one is DEADLINE_EXCEEDED."""
     move = first_move(client, table)
-    refused(lambda: client.stub.Act(act_request(table, move), timeout=1e-6), Code.DEADLINE_EXCEEDED, None)
+    codes = set()
+    for _ in range(20):
+        try:
+            client.stub.Act(act_request(table, move), timeout=1e-6)
+            codes.add(Code.OK)
+        except grpc.RpcError as exc:
+            codes.add(exc.code())  # type: ignore[attr-defined]
+    assert Code.DEADLINE_EXCEEDED in codes and codes <= {Code.DEADLINE_EXCEEDED, Code.OK}
     still_playable(client, table)
 
 

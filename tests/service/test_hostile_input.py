@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import grpc
+import msgspec
 
 from services.errors import MAX_MESSAGE
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
 from services.gen.mazziere.v1 import table_pb2 as pb
+from tests.helpers import edit_state_bytes, state_field
 from tests.service.conftest import Running
 from tests.service.helpers import Client, error_info
 from tests.service.test_errors import act_request, first_move, refused, still_playable
@@ -71,16 +71,17 @@ def test_echoed_input_is_bounded_so_the_refusal_stays_typed(client: Client) -> N
 def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(trusted: Running) -> None:
     stub = trusted.stub
     created = stub.CreateTable(svc.CreateTableRequest(game="sette_e_mezzo", seats=seats()))
-    good = json.loads(created.state)
-    hands = good["hands"]
+    good = created.state
+    hands = state_field(good, "hands")
     broken = {
-        b'{"game": []}': "INVALID_STATE",
-        b'{"game": {}}': "INVALID_STATE",
-        json.dumps({**good, "names": []}).encode(): "INVALID_STATE",
-        json.dumps({**good, "seq": -1}).encode(): "INVALID_STATE",
-        json.dumps({**good, "chips": [2**63, 100, 100]}).encode(): None,
-        json.dumps({**good, "turn": 40, "bank": 40}).encode(): None,
-        json.dumps({**good, "hands": hands[:1]}).encode(): None,
+        msgspec.msgpack.encode([[], [], [], []]): "INVALID_STATE",
+        msgspec.msgpack.encode([2, {}, [], []]): "INVALID_STATE",
+        b'{"game": "sette_e_mezzo"}': "RULES_VERSION_UNSUPPORTED",
+        edit_state_bytes(good, names=[]): "INVALID_STATE",
+        edit_state_bytes(good, seq=-1): "INVALID_STATE",
+        edit_state_bytes(good, chips=[2**63, 100, 100]): None,
+        edit_state_bytes(good, turn=40, bank=40): None,
+        edit_state_bytes(good, hands=hands[:1]): None,
     }
     for raw, reason in broken.items():
         calls = [
@@ -96,3 +97,21 @@ def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(t
                 assert exc.code() in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION), exc.details()  # type: ignore[attr-defined]
                 info = error_info(exc)
                 assert info is not None and (reason is None or info.reason == reason), (raw[:60], info)
+
+
+def test_a_seed_is_at_most_64_bytes(client: Client) -> None:
+    import engine
+
+    assert engine.MAX_SEED == 64
+    client.create("trentuno", seed=b"s" * 64)
+    for seed in (b"s" * 65, b"s" * 100_000):
+        exc = refused(lambda s=seed: client.create("trentuno", seed=s), Code.INVALID_ARGUMENT, "INVALID_SEED")
+        assert "64" in exc.details()  # type: ignore[attr-defined]
+        replay = svc.ReplayRequest(create=svc.CreateTableRequest(game="trentuno", seats=seats(), seed=seed))
+        refused(lambda r=replay: client.stub.Replay(r), Code.INVALID_ARGUMENT, "INVALID_SEED")
+    try:
+        engine.new_table("trentuno", [engine.Seat("a", 5), engine.Seat("b", 5)], seed=b"s" * 65)
+    except engine.Rejected as exc:
+        assert exc.reason == engine.Reason.INVALID_SEED
+    else:
+        raise AssertionError("the engine took a 65-byte seed")

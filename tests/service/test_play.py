@@ -11,6 +11,7 @@ import pytest
 
 import engine
 from engine.cards import Card
+from engine.codec import is_record, record_fields
 from engine.table import TableState
 from engine.visibility import TableCard, Viewer, redact
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -48,9 +49,9 @@ def _admitted(value: Any, viewer: Viewer, out: set[str]) -> None:
     elif isinstance(value, tuple | list):
         for v in value:
             _admitted(v, viewer, out)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            _admitted(getattr(value, f.name), viewer, out)
+    elif is_record(type(value)):
+        for name in record_fields(type(value)):
+            _admitted(getattr(value, name), viewer, out)
 
 
 def _stock(state: TableState) -> set[str]:
@@ -151,3 +152,23 @@ def test_a_rotated_key_still_opens_old_tokens(running: Running) -> None:
     )
     assert resp.seq == 0
     assert rotated.seal(b"x", "t", 0)[2:4] == b"k3"
+
+
+def test_a_caller_holding_tokens_can_peek_at_the_stock(client: Client) -> None:
+    """The documented limit of a stateless engine (README, security model): an older token still plays, so a
+    caller who holds tokens can HIT, see the card, and act otherwise on the same token. Only a host that keeps
+    the tokens itself, with a compare-and-set on seq, prevents it."""
+    table = client.create("sette_e_mezzo", 2, seed=b"peek")
+    client.act(table, pb.Action(seat=table.to_act[0], kind="DEAL"))
+    seat = table.to_act[0]
+    before = dataclasses.replace(table)
+    client.act(table, pb.Action(seat=seat, kind="STAKE", amount=1))
+    assert table.to_act == [seat]
+    saved = dataclasses.replace(table)
+    hit = client.act(table, pb.Action(seat=seat, kind="HIT"))
+    drawn = [e for e in hit.updates[0].events if e.kind == "HIT"]
+    assert drawn and drawn[0].cards[0].card  # the caller now knows the next card of the stock
+    rolled_back = dataclasses.replace(saved)
+    stood = client.act(rolled_back, pb.Action(seat=seat, kind="STAND"))  # and plays on as if it had not drawn it
+    assert stood.seq == hit.seq == saved.seq + 1
+    assert before.seq + 2 == stood.seq

@@ -40,6 +40,21 @@ def metric(port: int, line_start: str) -> float:
     return total
 
 
+def listening_hosts(port: int) -> set[str]:
+    """The local addresses (hex, as /proc/net/tcp* writes them) of the sockets listening on ``port``."""
+    hosts = set()
+    for name in ("tcp", "tcp6"):
+        path = Path(f"/proc/net/{name}")
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            address, state = fields[1], fields[3]
+            if state == "0A" and int(address.rsplit(":", 1)[1], 16) == port:
+                hosts.add(address.rsplit(":", 1)[0])
+    return hosts
+
+
 @pytest.mark.parametrize("kind", ["thread", "aio"])
 def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
@@ -61,6 +76,8 @@ def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
         health = health_pb2_grpc.HealthStub(channel)
         stub = service_pb2_grpc.TableServiceStub(channel)
         serving = health_pb2.HealthCheckResponse.SERVING
+        if Path("/proc/net/tcp").exists():  # the metrics port listens where MAZZIERE_HOST says, not on 0.0.0.0
+            assert listening_hosts(metrics_port) == {"0100007F"}
         assert health.Check(health_pb2.HealthCheckRequest(service="")).status == serving
         assert health.Check(health_pb2.HealthCheckRequest(service="mazziere.v1.TableService")).status == serving
 
@@ -73,7 +90,11 @@ def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
         assert metric(metrics_port, handled) == before + 1
         with pytest.raises(grpc.RpcError):
             stub.CreateTable(svc.CreateTableRequest(game="nope", seats=seats))
-        assert metric(metrics_port, 'mazziere_rejections_total{game="nope",reason="UNKNOWN_GAME"}') == 1
+        # A caller's text never becomes a label: a game that is not ours is counted as "unknown".
+        assert metric(metrics_port, 'mazziere_rejections_total{game="unknown",reason="UNKNOWN_GAME"}') == 1
+        assert (
+            "nope" not in urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
+        )
         assert metric(metrics_port, "grpc_server_started_total") >= 2
         assert metric(metrics_port, "grpc_server_handling_seconds_count") >= 2
 

@@ -11,6 +11,7 @@ from engine.games.sette_e_mezzo.points import scoring
 from engine.games.sette_e_mezzo.rules import CLASSICO, MattaValues, Pack, SetteEMezzoRules
 from engine.games.sette_e_mezzo.state import Phase, Status
 from engine.table import Action, Seat
+from engine.values import field_names
 from engine.visibility import PUBLIC, only
 from tests.helpers import stacked
 from tests.sette_e_mezzo.table import table
@@ -254,7 +255,7 @@ def test_game_over_at_once_when_nobody_can_stake():
 def test_view_never_holds_seed_stock_or_draws():
     run = table("5d 6c 7s")
     view = engine.view(run.state, None)
-    assert not {"seed", "stock", "draws"} & set(type(view).__dataclass_fields__)
+    assert not {"seed", "stock", "draws"} & set(field_names(type(view)))
     assert view.stock_size == 37 and all(tc.card is None for s in view.seats for tc in s.cards)
     assert CLASSICO.rules_version == 1
 

@@ -5,7 +5,6 @@ Seats are numbered in play order (anticlockwise): seat ``i + 1`` is "the seat on
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -13,6 +12,7 @@ from engine import chance
 from engine.cards import ITALIAN_40, Card, Suit
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.saltacavallo import validate
 from engine.games.saltacavallo.rules import (
     MAX_SEATS,
     PRESETS,
@@ -24,6 +24,7 @@ from engine.games.saltacavallo.rules import (
 from engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
 from engine.ledger import POT, Transfer, settle
 from engine.table import Action, Event, LegalAction, Outcome, Seat
+from engine.values import replace
 from engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
 
 FANTE = 8
@@ -87,27 +88,49 @@ def swap_target(state: SaltacavalloState, seat: int) -> int | None:
     """
     lives, hand, dealer = state.lives, state.hand, state.dealer
     t = seat
-    while True:
+    for _ in range(len(lives)):  # the chain ends on the dealer within one round of the table
         t = next_living(lives, t)
         held = hand[t]
-        assert held is not None and held.card is not None
+        if t == seat or held is None or held.card is None:
+            raise _bad("state.hand", f"no other living seat holding a card after seat {seat}")
         if not held.seen_by.everyone:
             return t
         if held.card.rank == RE or t == dealer:
             return None
         # a cavallo: jump to the seat after it
+    raise _bad("state.dealer", f"no living dealer ({dealer}) ends the chain from seat {seat}")
 
 
 def _next_turn(lives: Sequence[int], hand: Sequence[TableCard | None], dealer: int, after: int) -> int:
     """SC-7: the next seat after ``after`` (before the dealer) holding a face-down card, or -1."""
     t = after
-    while True:
+    for _ in range(len(lives)):  # the dealer comes round within one round of the table
         t = next_living(lives, t)
         if t == dealer:
             return -1
         held = hand[t]
         if held is not None and not held.seen_by.everyone:
             return t
+    raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+
+
+def _round(lives: Sequence[int], dealer: int) -> list[int]:
+    """The living seats in play order from the one after ``dealer``, the dealer last."""
+    if not 0 <= dealer < len(lives) or not lives[dealer]:
+        raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+    order: list[int] = []
+    s = dealer
+    for _ in range(len(lives)):
+        s = next_living(lives, s)
+        order.append(s)
+        if s == dealer:
+            return order
+    raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+
+
+def _bad(path: str, what: str) -> Rejected:
+    """A state no legal play makes (:func:`engine.validate.check_state` refuses it before play)."""
+    return Rejected(Reason.INVALID_STATE, f"{path}: {what}")
 
 
 def _split(pot: int, seats: Sequence[int], dealer: int, n: int, transfers: list[Transfer], events: list[Event]) -> None:
@@ -192,6 +215,9 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             if state.rules.revival and not state.lives[seat]:
                 return tuple(_REVIVE[g] for g in _givers(state))
         return _NONE
+
+    def check_state(self, state: SaltacavalloState) -> None:
+        validate.check_state(state)
 
     def to_act(self, state: SaltacavalloState) -> tuple[int, ...]:
         phase = state.phase
@@ -285,13 +311,7 @@ def _deal(state: SaltacavalloState) -> Outcome:
     """SC-5/SC-6: shuffle (per ``reshuffle``), cut, one card each from the seat after the dealer, dealer last."""
     rules, lives, dealer = state.rules, state.lives, state.dealer
     n = len(lives)
-    order: list[int] = []
-    s = dealer
-    while True:
-        s = next_living(lives, s)
-        order.append(s)
-        if s == dealer:
-            break
+    order = _round(lives, dealer)
     events: list[Event] = []
     stock = state.stock
     draws = state.draws
@@ -310,7 +330,7 @@ def _deal(state: SaltacavalloState) -> Outcome:
     turn = _next_turn(lives, hand, dealer, dealer)
     fresh: dict[str, Any] = {"draws": draws, "discards": (), "hands": state.hands + 1, "losers": (), "revived": ()}
     if turn >= 0:
-        state = dataclasses.replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
+        state = replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
         return Outcome(state, tuple(events))
     return _dealers_turn(state, hand, stock, events, fresh)
 
@@ -330,7 +350,7 @@ def _swap(state: SaltacavalloState, seat: int, target: int) -> Outcome:
 def _after_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], events: list[Event]) -> Outcome:
     turn = _next_turn(state.lives, hand, state.dealer, state.turn)
     if turn >= 0:
-        return Outcome(dataclasses.replace(state, hand=tuple(hand), turn=turn), tuple(events))
+        return Outcome(replace(state, hand=tuple(hand), turn=turn), tuple(events))
     return _dealers_turn(state, hand, state.stock, events, {})
 
 
@@ -343,22 +363,19 @@ def _dealers_turn(
 ) -> Outcome:
     """SC-10: every card is turned face up; a dealer without a cavallo or re then keeps or draws."""
     revealed: list[TableCard | None] = list(hand)
-    lives, dealer = state.lives, state.dealer
-    s = dealer
-    while True:
-        s = next_living(lives, s)
+    for s in _round(state.lives, state.dealer):
         held = revealed[s]
-        assert held is not None and held.card is not None
+        if held is None or held.card is None:
+            raise _bad(f"state.hand[{s}]", f"living seat {s} holds no card")
         if not held.seen_by.everyone:
             up = _FACE_UP[held.card]
             revealed[s] = up
             events.append(Event("REVEAL", seat=s, cards=(up,)))
-        if s == dealer:
-            break
+    dealer = state.dealer
     own = revealed[dealer]
     assert own is not None and own.card is not None
     if own.card.rank <= FANTE:
-        state = dataclasses.replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
+        state = replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
         return Outcome(state, tuple(events))
     return _finish_hand(state, revealed, stock, events, changes)
 
@@ -413,7 +430,7 @@ def _finish_hand(
         events.append(Event("REPLAY", seat=dealer, points=low))
         events.append(Event("HAND_OVER", seat=dealer, points=low))
         changes.update(hand=hand_t, stock=stock, turn=-1, phase=Phase.DEAL, losers=())
-        return Outcome(dataclasses.replace(state, **changes), tuple(events))
+        return Outcome(replace(state, **changes), tuple(events))
     transfers: list[Transfer] = []
     coin = rules.coin
     for s in losers:
@@ -458,7 +475,7 @@ def _finish_hand(
         losers=tuple(losers),
         winners=winners,
     )
-    state = dataclasses.replace(state, **changes)
+    state = replace(state, **changes)
     return Outcome(state, tuple(events), tuple(transfers))
 
 
@@ -477,7 +494,5 @@ def _revive(state: SaltacavalloState, dead: int, giver: int) -> Outcome:
             dealer = next_living(lives, giver)
             events.append(Event("NEXT_DEALER", seat=dealer))
     chips, pot = settle(state.chips, state.pot, transfers)
-    state = dataclasses.replace(
-        state, lives=tuple(lives), chips=chips, pot=pot, dealer=dealer, revived=(*state.revived, dead)
-    )
+    state = replace(state, lives=tuple(lives), chips=chips, pot=pot, dealer=dealer, revived=(*state.revived, dead))
     return Outcome(state, tuple(events), transfers)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from engine.cards import Card
 from engine.games.saltacavallo.rules import SaltacavalloRules
 from engine.table import TableState
+from engine.values import Value
 from engine.visibility import TableCard
 
 
@@ -24,8 +24,7 @@ class Phase(Enum):
     """SC-15: the game has ended."""
 
 
-@dataclass(frozen=True, slots=True)
-class SaltacavalloState(TableState):
+class SaltacavalloState(TableState, frozen=True):
     """A Saltacavallo table. ``hand[s]`` is seat ``s``'s card this hand (``None``: no card)."""
 
     rules: SaltacavalloRules
@@ -49,8 +48,7 @@ class SaltacavalloState(TableState):
     """Hands dealt so far (a replayed hand counts)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SaltacavalloView:
+class SaltacavalloView(Value, frozen=True):
     """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine."""
 
     names: tuple[str, ...]

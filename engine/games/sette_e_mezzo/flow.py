@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine import chance
 from engine.cards import Card
+from engine.errors import Reason, Rejected
 from engine.games.sette_e_mezzo.judge import DOUBLE, judge
 from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale, scoring
 from engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
@@ -136,15 +137,18 @@ class Hand:
 
     def next_player(self, seat: int) -> None:
         """The next seat dealt in after ``seat``, or the bank's turn."""
-        n = len(self.hands)
-        s = (seat + 1) % n
-        while s != self.bank:
+        n, b = len(self.hands), self.bank
+        s = seat
+        for _ in range(n):  # at most once round the table: a bank that is no seat must not spin
+            s = s + 1 if s + 1 < n else 0
+            if s == b:
+                self.bank_turn()
+                return
             if self.hands[s].status is Status.WAITING:
                 self.phase = Phase.STAKE
                 self.turn = s
                 return
-            s = (s + 1) % n
-        self.bank_turn()
+        raise Rejected(Reason.INVALID_STATE, f"state.bank: {b} is not a seat of this {n}-seat table")
 
     # -- the bank's turn ---------------------------------------------------------------------------
 

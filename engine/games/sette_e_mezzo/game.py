@@ -9,6 +9,7 @@ from typing import ClassVar
 from engine import chance
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.sette_e_mezzo import validate
 from engine.games.sette_e_mezzo.flow import Hand
 from engine.games.sette_e_mezzo.points import scoring
 from engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, FirstBank, SetteEMezzoRules
@@ -87,6 +88,9 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
         if phase is Phase.BANK:
             return _BANK_HIT_STAND if state.stock or state.discards else _STAND
         return ()
+
+    def check_state(self, state: SetteEMezzoState) -> None:
+        validate.check_state(state)
 
     def to_act(self, state: SetteEMezzoState) -> tuple[int, ...]:
         return () if state.phase is Phase.OVER else (state.turn,)

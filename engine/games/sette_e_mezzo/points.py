@@ -12,7 +12,7 @@ A :class:`Scoring` is compiled once per rule profile (cached) so the hot path on
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 from engine.cards import FRENCH_40, ITALIAN_40, Card
 from engine.games.sette_e_mezzo.rules import MattaValues, Pack, SetteEMezzoRules, pack_card
@@ -82,6 +82,9 @@ class Scoring:
         return card.rank in self.burn_ranks and card != self.matta
 
 
+COMPILED_MAX = 256
+"""The most profiles whose compiled values are kept (a table's profile travels in its state, so a server sees
+one per preset and option set in use; docs/performance.md, "Caches", has the worst-case size)."""
 _COMPILED: dict[int, tuple[SetteEMezzoRules, Scoring]] = {}
 
 
@@ -91,13 +94,13 @@ def scoring(rules: SetteEMezzoRules) -> Scoring:
     if hit is not None and hit[0] is rules:
         return hit[1]
     compiled = _by_value(rules)
-    if len(_COMPILED) >= 1024:
+    if len(_COMPILED) >= COMPILED_MAX:
         _COMPILED.clear()
     _COMPILED[id(rules)] = (rules, compiled)  # the profile is kept alive, so its id is not reused
     return compiled
 
 
-@cache
+@lru_cache(maxsize=COMPILED_MAX)
 def _by_value(rules: SetteEMezzoRules) -> Scoring:
     return Scoring(rules)
 

@@ -1,13 +1,13 @@
-"""Sette e mezzo's table state and view: frozen dataclasses of tuples."""
+"""Sette e mezzo's table state and view: immutable values holding tuples."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from engine.cards import Card
 from engine.games.sette_e_mezzo.rules import SetteEMezzoRules
 from engine.table import TableState
+from engine.values import Value
 from engine.visibility import TableCard
 
 
@@ -46,8 +46,7 @@ class Result(Enum):
     BUST = "BUST"
 
 
-@dataclass(frozen=True, slots=True)
-class SeatHand:
+class SeatHand(Value, frozen=True):
     """One seat's cards in this hand, in the order received. ``points`` is the best total in halves."""
 
     cards: tuple[TableCard, ...] = ()
@@ -58,8 +57,7 @@ class SeatHand:
     """SM-20: cards this seat burned, face up beside it until the next deal."""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatResult:
+class SeatResult(Value, frozen=True):
     """A player's result in the last hand: ``amount`` is what the bank paid him (negative: he paid)."""
 
     seat: int
@@ -70,8 +68,7 @@ class SeatResult:
     reale: bool
 
 
-@dataclass(frozen=True, slots=True)
-class SetteEMezzoState(TableState):
+class SetteEMezzoState(TableState, frozen=True):
     rules: SetteEMezzoRules
     phase: Phase
     bank: int
@@ -93,8 +90,7 @@ class SetteEMezzoState(TableState):
     """The bank's shown total in the last hand (None: it did not play or bust unshown)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(Value, frozen=True):
     name: str
     chips: int
     stake: int
@@ -105,8 +101,7 @@ class SeatView:
     burned: tuple[TableCard, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SetteEMezzoView:
+class SetteEMezzoView(Value, frozen=True):
     phase: Phase
     bank: int
     turn: int | None

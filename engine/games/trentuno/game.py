@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
@@ -11,11 +10,13 @@ from engine import chance
 from engine.cards import FRENCH_32, Card
 from engine.errors import Reason, Rejected
 from engine.game import Game
+from engine.games.trentuno import validate
 from engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
 from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
 from engine.ledger import POT, Transfer, settle
 from engine.table import Action, Event, LegalAction, Outcome, Seat
+from engine.values import replace
 from engine.visibility import PUBLIC, TableCard, Viewer, only
 
 DEAL = "DEAL"
@@ -28,7 +29,7 @@ _DEAL_ACTIONS = (LegalAction(DEAL),)
 _TRENTUNO = 4
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1024)  # ~1.8 KiB an entry: a state's turn is asked for a few times in a row (docs/performance.md)
 def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: bool) -> tuple[LegalAction, ...]:
     """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
     out = [LegalAction(EXCHANGE, cards=(given, taken)) for given in hand for taken in widow]
@@ -38,8 +39,14 @@ def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: b
 
 
 def _after(in_deal: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded)."""
-    return tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded).
+
+    A deal always has another seat; a state without one (which :meth:`Trentuno.check_state` refuses) is
+    refused here too rather than failing on an index."""
+    out = tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    if not out:
+        raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
+    return out
 
 
 def _cards(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:
@@ -139,6 +146,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             return _DEAL_ACTIONS
         return ()
 
+    def check_state(self, state: TrentunoState) -> None:
+        validate.check_state(state)
+
     def to_act(self, state: TrentunoState) -> tuple[int, ...]:
         if state.phase is Phase.PLAYING:
             return (state.turn,) if state.turn is not None else ()
@@ -184,7 +194,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         events = [Event(DEAL, seat=dealer, amount=pot)]
         events.extend(Event("HAND", seat=s, cards=hands[s]) for s in order)
         events.append(Event("WIDOW", cards=widow))
-        state = dataclasses.replace(
+        state = replace(
             state,
             chips=chips,
             pot=pot,
@@ -207,7 +217,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             taken = tuple(TableCard(c, only(dealer)) for c in widow_cards)
             laid = tuple(TableCard(tc.card, PUBLIC) for tc in hands[dealer])
             hands = (*hands[:dealer], taken, *hands[dealer + 1 :])
-            state = dataclasses.replace(state, hands=hands, widow=laid)
+            state = replace(state, hands=hands, widow=laid)
             events.append(Event("WIDOW_TRENTUNO", seat=dealer, cards=widow))
             return self._finish(state, Ending.WIDOW_TRENTUNO, (dealer,), events, transfers)
         if any(hand_key(dealt[s], tbp)[0] == _TRENTUNO for s in order):  # TR-7: the best dealt Trentuno wins
@@ -242,21 +252,21 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if hand is not state.hands[seat]:
             hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
             if hand_key(_cards(hand), state.rules.tris_by_points)[0] == _TRENTUNO:  # TR-10
-                state = dataclasses.replace(state, hands=hands, widow=widow)
+                state = replace(state, hands=hands, widow=widow)
                 return self._finish(state, Ending.TRENTUNO, (seat,), events, ())
         else:
             hands = state.hands
         if state.stopper is not None:  # TR-11: one last turn each
             left = state.last_left[1:]
             if not left:
-                state = dataclasses.replace(state, hands=hands, widow=widow, last_left=())
+                state = replace(state, hands=hands, widow=widow, last_left=())
                 return self._finish(state, Ending.SHOWDOWN, None, events, ())
-            state = dataclasses.replace(state, hands=hands, widow=widow, last_left=left, turn=left[0])
+            state = replace(state, hands=hands, widow=widow, last_left=left, turn=left[0])
             return Outcome(state, tuple(events))
         if kind != EXCHANGE:  # a stop or a take-all opens the last round
             left = _after(state.in_deal, seat)
             closing = Closing.STOP if kind == STOP else Closing.TAKE_ALL
-            state = dataclasses.replace(
+            state = replace(
                 state, hands=hands, widow=widow, stopper=seat, closing=closing, last_left=left, turn=left[0]
             )
             return Outcome(state, tuple(events))
@@ -266,7 +276,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             if rounds >= state.rules.max_rounds:  # TR-14: as if the dealer had stopped
                 left = _after(state.in_deal, seat)
                 events.append(Event(Closing.ROUND_LIMIT.value, seat=seat, amount=rounds))
-                state = dataclasses.replace(
+                state = replace(
                     state,
                     hands=hands,
                     widow=widow,
@@ -278,8 +288,10 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
                 )
                 return Outcome(state, tuple(events))
         in_deal = state.in_deal
-        nxt = next((s for s in in_deal if s > seat), in_deal[0])
-        state = dataclasses.replace(state, hands=hands, widow=widow, rounds=rounds, turn=nxt)
+        nxt = next((s for s in in_deal if s > seat), None)
+        if nxt is None:  # round the table
+            nxt = _after(in_deal, seat)[0]
+        state = replace(state, hands=hands, widow=widow, rounds=rounds, turn=nxt)
         return Outcome(state, tuple(events))
 
     # -- the end of a deal -------------------------------------------------------------------------
@@ -335,7 +347,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         players = _participants(rules, chips, lives)
         if _can_deal(rules, players):
             nxt = next((s for s in players if s > dealer), players[0])  # TR-13
-            state = dataclasses.replace(
+            state = replace(
                 state,
                 chips=chips,
                 pot=pot,
@@ -357,7 +369,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             last = Transfer(POT, heir, left, "pot")
             pay.append(last)
             chips, pot = settle(chips, pot, (last,))
-        state = dataclasses.replace(
+        state = replace(
             state,
             chips=chips,
             pot=pot,

@@ -1,14 +1,14 @@
-"""Trentuno's table state, view and deal result: frozen dataclasses of tuples."""
+"""Trentuno's table state, view and deal result: immutable values holding tuples."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from engine.cards import Card
 from engine.games.trentuno.hands import HandKind
 from engine.games.trentuno.rules import Scoring, TrentunoRules
 from engine.table import TableState
+from engine.values import Value
 from engine.visibility import TableCard
 
 
@@ -41,8 +41,7 @@ class Ending(Enum):
     """TR-12: the last round ended and the hands were compared."""
 
 
-@dataclass(frozen=True, slots=True)
-class DealResult:
+class DealResult(Value, frozen=True):
     """The end of a deal, shown until the next DEAL. Per-seat tuples are indexed by seat."""
 
     ending: Ending
@@ -59,8 +58,7 @@ class DealResult:
     """Hand values in half points (Trentuno 62, tris 61, suit sums doubled); 0 for seats not dealt in."""
 
 
-@dataclass(frozen=True, slots=True)
-class TrentunoState(TableState):
+class TrentunoState(TableState, frozen=True):
     """The whole table. ``hands[s]`` is seat ``s``'s three cards (empty if not dealt in)."""
 
     rules: TrentunoRules
@@ -86,8 +84,7 @@ class TrentunoState(TableState):
     result: DealResult | None
 
 
-@dataclass(frozen=True, slots=True)
-class TrentunoView:
+class TrentunoView(Value, frozen=True):
     """What one seat (or a spectator) may see. Redacted by :func:`engine.view`."""
 
     game: str

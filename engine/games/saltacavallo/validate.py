@@ -1,0 +1,110 @@
+"""Saltacavallo's state check (:meth:`Saltacavallo.check_state`): what legal play keeps true.
+
+* Seats: ``min_seats..20``; ``lives`` and ``hand`` have one entry per seat. Lives are 0 or more and only move
+  or vanish (at most ``lives`` per seat in all); each seat's chips cover its lives (``chips >= lives * coin``),
+  and the pot holds one coin per life lost until the game ends, then nothing.
+* Until the game is over at least two seats live (three with ``end_at_two_split``), and the dealer lives.
+* ``turn`` is a living seat other than the dealer holding a face-down card in PLAY, else -1. In PLAY and
+  DEALER exactly the living seats hold a card; in DEALER every one is face up. Winners exactly when over.
+* ``losers``, ``revived`` and ``winners`` name seats; revivals only between hands; ``hands`` is not negative.
+* Cards: distinct cards of the Italian pack across the hand, the stock and the discards; with ``EVERY_HAND``
+  reshuffles, from the first deal on, all 40 of them (``CONTINUE`` leaves the cards of past hands off the table).
+"""
+
+from __future__ import annotations
+
+from engine.cards import ITALIAN_40
+from engine.games.saltacavallo.rules import MAX_SEATS, Reshuffle, SaltacavalloRules
+from engine.games.saltacavallo.state import Phase, SaltacavalloState
+from engine.validate import (
+    Pack,
+    Piles,
+    check_cards,
+    check_header,
+    check_length,
+    check_seat,
+    check_seats,
+    invalid,
+)
+
+_PACK = Pack("ITALIAN 40-card", ITALIAN_40)
+# Enum members as module constants: ``Phase.X`` costs a metaclass lookup on every use.
+_OVER, _PLAY, _DEALER, _EVERY_HAND = Phase.OVER, Phase.PLAY, Phase.DEALER, Reshuffle.EVERY_HAND
+
+
+def check_state(state: SaltacavalloState) -> None:
+    rules: SaltacavalloRules = state.rules
+    n = check_header(state, SaltacavalloRules, 2, MAX_SEATS)
+    if n < rules.min_seats:
+        raise invalid("state.names", f"{n} seats; these rules seat {rules.min_seats}..{MAX_SEATS}")
+    lives, hand, chips = state.lives, state.hand, state.chips
+    check_length("state.lives", lives, n)
+    check_length("state.hand", hand, n)
+    coin = rules.coin
+    for s in range(n):
+        left = lives[s]
+        if left < 0:
+            raise invalid(f"state.lives[{s}]", f"{left} is negative")
+        if chips[s] < left * coin:
+            raise invalid(f"state.chips[{s}]", f"{chips[s]} chips cannot cover {left} lives of {coin}")
+    lost = n * rules.lives - sum(lives)
+    if lost < 0:
+        raise invalid("state.lives", f"{sum(lives)} lives in all; {n} seats started with {n * rules.lives}")
+    phase, dealer, turn = state.phase, state.dealer, state.turn
+    over = phase is _OVER
+    if state.pot != (0 if over else lost * coin):
+        should = "nothing once the game is over" if over else f"{lost} lost lives of {coin}"
+        raise invalid("state.pot", f"{state.pot}; it holds {should}")
+    check_seat("state.dealer", dealer, n)
+    if state.hands < 0:
+        raise invalid("state.hands", f"{state.hands} is negative")
+    if state.losers:
+        check_seats("state.losers", state.losers, n)
+    if state.revived:
+        check_seats("state.revived", state.revived, n)
+    if state.winners:
+        check_seats("state.winners", state.winners, n)
+    if over:
+        if not state.winners:
+            raise invalid("state.winners", "the game is over but nobody won")
+    else:
+        alive = n - lives.count(0)
+        least = 3 if rules.end_at_two_split else 2
+        if alive < least:
+            raise invalid("state.lives", f"{alive} seat(s) alive; the game goes on only with {least} or more")
+        if not lives[dealer]:
+            raise invalid("state.dealer", f"seat {dealer} deals but has no life")
+        if state.winners:
+            raise invalid("state.winners", "winners before the game is over")
+    if phase is _PLAY:
+        check_seat("state.turn", turn, n)
+        held = hand[turn]
+        if turn == dealer or not lives[turn] or held is None or held.seen_by.everyone:
+            raise invalid("state.turn", f"seat {turn} is not a living player holding a face-down card")
+    elif turn != -1:
+        raise invalid("state.turn", f"{turn}; only PLAY has a seat to act, so -1")
+    if phase is _PLAY or phase is _DEALER:
+        if state.revived:
+            raise invalid("state.revived", "revivals happen only between hands")
+        for s in range(n):
+            held = hand[s]
+            if (held is None) is bool(lives[s]):
+                what = "is alive without a card" if held is None else "is dead but holds a card"
+                raise invalid(f"state.hand[{s}]", f"seat {s} {what}")
+            if phase is _DEALER and held is not None and not held.seen_by.everyone:
+                raise invalid(f"state.hand[{s}]", "a face-down card when the dealer plays (every card is up)")
+    whole = rules.reshuffle is _EVERY_HAND and state.hands > 0
+    check_cards(state, _PACK, whole, _keys, _piles)
+
+
+def _keys(state: SaltacavalloState) -> list[int]:
+    keys = [c._key for c in state.stock]
+    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
+    keys += [tc.card._key for tc in state.hand if tc is not None]  # type: ignore[union-attr]
+    return keys
+
+
+def _piles(state: SaltacavalloState) -> Piles:
+    yield "state.stock", state.stock
+    yield "state.discards", state.discards
+    yield "state.hand", state.hand

@@ -1,0 +1,99 @@
+"""Sette e mezzo's state check (:meth:`SetteEMezzo.check_state`): what legal play keeps true.
+
+* Seats: ``min_seats..max_seats`` of the profile; ``hands`` has one entry per seat. Chips may be negative (the
+  bank pays even below zero, SM-8, and keeps its debt after the bank passes); the pot is never used, so 0.
+* ``bank`` is a seat; ``turn`` is -1 exactly when the game is over, else a seat: the bank between hands
+  (WAIT_DEAL) and in BANK, otherwise a player other than the bank, WAITING in STAKE and PLAYING in DECIDE.
+  While a hand is played the bank holds a card.
+* A seat holds cards exactly when it was dealt in (status not OUT); stakes are 0..max_stake.
+* Cards: before the first deal none; from it on, every card of the 40-card pack exactly once across the stock,
+  the discards, and every seat's cards and burned cards.
+* Counters (``hand_number``) are not negative; results name seats.
+"""
+
+from __future__ import annotations
+
+from engine.cards import FRENCH_40, ITALIAN_40
+from engine.games.sette_e_mezzo.rules import Pack as PackName
+from engine.games.sette_e_mezzo.rules import SetteEMezzoRules
+from engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
+from engine.validate import (
+    Pack,
+    Piles,
+    check_cards,
+    check_header,
+    check_length,
+    check_seat,
+    invalid,
+)
+
+_PACKS = {PackName.ITALIAN: Pack("ITALIAN 40-card", ITALIAN_40), PackName.FRENCH: Pack("FRENCH 40-card", FRENCH_40)}
+# Enum members as module constants: ``Phase.X`` costs a metaclass lookup on every use.
+_OVER, _WAIT_DEAL, _BANK, _STAKE, _DECIDE = Phase.OVER, Phase.WAIT_DEAL, Phase.BANK, Phase.STAKE, Phase.DECIDE
+_OUT, _WAITING, _PLAYING = Status.OUT, Status.WAITING, Status.PLAYING
+_IN_HAND = (_STAKE, _DECIDE, _BANK)
+
+
+def check_state(state: SetteEMezzoState) -> None:
+    rules: SetteEMezzoRules = state.rules
+    n = check_header(state, SetteEMezzoRules, 2, 12)
+    if not rules.min_seats <= n <= rules.max_seats:
+        raise invalid("state.names", f"{n} seats; these rules seat {rules.min_seats}..{rules.max_seats}")
+    if state.pot:
+        raise invalid("state.pot", f"{state.pot}; sette e mezzo never puts chips in the pot")
+    hands = state.hands
+    check_length("state.hands", hands, n)
+    bank, turn, phase = state.bank, state.turn, state.phase
+    check_seat("state.bank", bank, n)
+    if state.hand_number < 0:
+        raise invalid("state.hand_number", f"{state.hand_number} is negative")
+    max_stake = rules.max_stake
+    for s, h in enumerate(hands):
+        if (h.status is _OUT) is bool(h.cards):
+            what = "holds cards but is OUT" if h.cards else f"is {h.status.value} without a card"
+            raise invalid(f"state.hands[{s}]", f"seat {s} {what}")
+        if h.burned and not h.cards:
+            raise invalid(f"state.hands[{s}].burned", "burned cards of a seat not dealt in")
+        if not 0 <= h.stake <= max_stake:
+            raise invalid(f"state.hands[{s}].stake", f"{h.stake} is outside 0..{max_stake}")
+    if phase is _OVER:
+        if turn != -1:
+            raise invalid("state.turn", f"{turn}; the game is over, so -1")
+    else:
+        check_seat("state.turn", turn, n)
+        if phase is _WAIT_DEAL or phase is _BANK:
+            if turn != bank:
+                raise invalid("state.turn", f"{turn}; in {phase.value} the bank ({bank}) acts")
+        else:
+            if turn == bank:
+                raise invalid("state.turn", f"{turn} is the bank; in {phase.value} a player acts")
+            need = _WAITING if phase is _STAKE else _PLAYING
+            if hands[turn].status is not need:
+                raise invalid(
+                    f"state.hands[{turn}].status", f"{hands[turn].status.value}; in {phase.value} it is {need.value}"
+                )
+        if phase in _IN_HAND and not hands[bank].cards:
+            raise invalid(f"state.hands[{bank}]", "the bank holds no card while a hand is played")
+    for i, r in enumerate(state.results):
+        check_seat(f"state.results[{i}].seat", r.seat, n)
+    pack = _PACKS[rules.pack]
+    if state.hand_number == 0:
+        if state.stock or state.discards or any(h.cards for h in hands):
+            raise invalid("state", "cards on the table before the first deal (hand_number 0)")
+        return
+    check_cards(state, pack, True, _keys, _piles)
+
+
+def _keys(state: SetteEMezzoState) -> list[int]:
+    keys = [c._key for c in state.stock]
+    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
+    keys += [tc.card._key for h in state.hands for tc in (*h.cards, *h.burned)]  # type: ignore[union-attr]
+    return keys
+
+
+def _piles(state: SetteEMezzoState) -> Piles:
+    yield "state.stock", state.stock
+    yield "state.discards", state.discards
+    for s, h in enumerate(state.hands):
+        yield f"state.hands[{s}].cards", h.cards
+        yield f"state.hands[{s}].burned", h.burned

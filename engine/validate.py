@@ -1,0 +1,164 @@
+"""State validation: refuse a table state that no sequence of legal actions could have produced.
+
+The codec checks the types of a decoded state; :func:`check_state` checks that its values fit together (seat
+counts and per-seat lengths, seats in range, counters, money where the rules bound it, every card of the pack
+exactly once, the phase agreeing with the rest), so that no loop or index of the game can run off a bad state.
+Each game implements :meth:`engine.game.Game.check_state` in its own ``validate`` module with the helpers here.
+
+>>> import engine
+>>> state = engine.new_table("trentuno", [engine.Seat(n, 10) for n in "abc"], seed=b"s").state
+>>> check_state(state)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from engine.cards import Card
+from engine.errors import Reason, Rejected
+from engine.registry import get_game
+from engine.table import TableState
+
+S = TypeVar("S", bound=TableState)
+
+
+def check_state(state: TableState) -> None:
+    """Raise :class:`Rejected` (INVALID_STATE, ``"<path>: <what is wrong>"``) unless ``state`` is consistent."""
+    try:
+        game = get_game(state.game)
+    except Rejected:
+        raise invalid("state.game", f"{state.game!r} is not a game") from None
+    if type(state) is not game.state_type:
+        raise invalid("state", f"a {type(state).__name__} is not a {game.id} state")
+    game.check_state(state)
+
+
+def invalid(path: str, what: str) -> Rejected:
+    return Rejected(Reason.INVALID_STATE, f"{path}: {what}")
+
+
+# -- the header every state starts with -------------------------------------------------------------------
+
+_VALID_RULES: dict[int, Any] = {}
+"""Profiles already validated, by identity (the dict keeps each alive, so its id is not reused)."""
+_VALID_RULES_MAX = 256
+
+
+def check_header(state: TableState, rules_type: type, low: int, high: int) -> int:
+    """The checks every game shares; returns the seat count. ``low``/``high`` bound the seats."""
+    n = len(state.names)
+    if not low <= n <= high:
+        raise invalid("state.names", f"{n} seats; this table seats {low}..{high}")
+    if len(state.chips) != n:
+        raise invalid("state.chips", f"{len(state.chips)} entries for {n} seats")
+    if state.seq < 0:
+        raise invalid("state.seq", f"{state.seq} is negative")
+    if state.draws < 0:
+        raise invalid("state.draws", f"{state.draws} is negative")
+    if state.pot < 0:
+        raise invalid("state.pot", f"{state.pot} is negative")
+    check_rules(state.rules, rules_type)
+    return n
+
+
+def check_rules(rules: Any, rules_type: type) -> None:
+    """The profile is of the game's type and passes its own ``validate`` (memoised by identity)."""
+    if _VALID_RULES.get(id(rules)) is rules:
+        return
+    if type(rules) is not rules_type:
+        raise invalid("state.rules", f"a {type(rules).__name__} is not a {rules_type.__name__}")
+    try:
+        getattr(rules, "validate")()  # noqa: B009  (a profile of the game's type, checked just above)
+    except Rejected as exc:
+        raise invalid("state.rules", exc.message) from None
+    if len(_VALID_RULES) >= _VALID_RULES_MAX:
+        _VALID_RULES.clear()
+    _VALID_RULES[id(rules)] = rules
+
+
+def check_chips_not_negative(chips: Sequence[int]) -> None:
+    if chips and min(chips) < 0:
+        s = next(i for i, c in enumerate(chips) if c < 0)
+        raise invalid(f"state.chips[{s}]", f"{chips[s]} is negative")
+
+
+def check_seat(path: str, seat: int, n: int) -> None:
+    if not 0 <= seat < n:
+        raise invalid(path, f"{seat} is not a seat of this {n}-seat table")
+
+
+def check_seats(path: str, seats: Sequence[int], n: int) -> None:
+    """Every entry of ``seats`` is a seat of the table."""
+    if seats and (min(seats) < 0 or max(seats) >= n):
+        i = next(i for i, s in enumerate(seats) if not 0 <= s < n)
+        check_seat(f"{path}[{i}]", seats[i], n)
+
+
+def check_length(path: str, items: Sequence[Any], n: int, what: str = "seats") -> None:
+    if len(items) != n:
+        raise invalid(path, f"{len(items)} entries for {n} {what}")
+
+
+# -- cards ------------------------------------------------------------------------------------------------
+
+card_key = operator.attrgetter("_key")
+"""A card's small integer (its hash): compared in C, with no Python call per card."""
+table_card_key = operator.attrgetter("card._key")
+"""The key of a :class:`~engine.visibility.TableCard`'s card; AttributeError if it is hidden (``None``)."""
+
+Piles = Iterable[tuple[str, Sequence[Any]]]
+"""``(path, cards)`` pairs, each pile a tuple of :class:`Card` or :class:`TableCard`."""
+
+
+class Pack:
+    """A pack's cards by key, for the conservation check."""
+
+    __slots__ = ("by_key", "keys", "name")
+
+    def __init__(self, name: str, cards: Sequence[Card]) -> None:
+        self.name = name
+        self.by_key = {card_key(c): c for c in cards}
+        self.keys = frozenset(self.by_key)
+
+
+def check_cards(
+    state: S, pack: Pack, whole: bool, fast_keys: Callable[[S], list[int]], piles: Callable[[S], Piles]
+) -> None:
+    """The cards of ``state`` are distinct cards of ``pack``, all of it when ``whole``.
+
+    ``fast_keys(state)`` lists the keys of every card with :data:`card_key` / :data:`table_card_key` (map over
+    each pile: no Python call per card); only when that finds a fault does ``piles(state)`` name the culprit.
+    """
+    try:
+        keys = fast_keys(state)
+    except AttributeError:  # a hidden card (None) or not a card at all
+        pass
+    else:
+        seen = set(keys)
+        if len(seen) == len(keys) and (seen == pack.keys if whole else seen <= pack.keys):
+            return
+    explain_cards(pack, whole, piles(state))
+
+
+def explain_cards(pack: Pack, whole: bool, piles: Piles) -> None:
+    """The slow path: walk the piles and raise for the first hidden, foreign or repeated card, or the missing."""
+    where: dict[int, str] = {}
+    for path, pile in piles:
+        for i, item in enumerate(pile):
+            if item is None:  # an empty place (a Saltacavallo seat without a card)
+                continue
+            card = item if isinstance(item, Card) else getattr(item, "card", item)
+            if not isinstance(card, Card):
+                raise invalid(f"{path}[{i}]", "a hidden or unknown card; a state holds every card's face")
+            key = card_key(card)
+            if key not in pack.keys:
+                raise invalid(f"{path}[{i}]", f"{card} is not a card of the {pack.name} pack")
+            if key in where:
+                raise invalid(f"{path}[{i}]", f"{card} is also at {where[key]}")
+            where[key] = f"{path}[{i}]"
+    if whole and len(where) != len(pack.keys):
+        missing = " ".join(str(pack.by_key[k]) for k in sorted(pack.keys - where.keys()))
+        raise invalid("state", f"card(s) of the {pack.name} pack are nowhere on the table: {missing}")
+    raise AssertionError("check_cards found a fault that explain_cards cannot name")  # pragma: no cover

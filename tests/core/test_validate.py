@@ -1,0 +1,56 @@
+"""engine.validate.check_state: the shared header checks, on the toy game and across games."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import engine
+from engine import registry
+from engine.errors import Reason, Rejected
+from engine.table import Seat
+from engine.validate import check_state
+from tests.core.toy import Toy
+from tests.helpers import replace
+
+
+@pytest.fixture(autouse=True)
+def toy_registered() -> Iterator[None]:
+    registry.register(Toy())
+    yield
+    registry.GAMES.pop("toy")
+
+
+def toy() -> Any:
+    return engine.new_table("toy", [Seat("a", 10), Seat("b", 10)], seed=b"toy").state
+
+
+def refused(state: Any) -> str:
+    with pytest.raises(Rejected) as caught:
+        check_state(state)
+    assert caught.value.reason is Reason.INVALID_STATE
+    return caught.value.message
+
+
+def test_a_game_without_its_own_check_gets_the_header_checks() -> None:
+    check_state(toy())
+    assert refused(replace(toy(), names=())).startswith("state.names")
+    assert refused(replace(toy(), chips=(1,))).startswith("state.chips")
+    assert refused(replace(toy(), seq=-1)).startswith("state.seq")
+    assert refused(replace(toy(), draws=-1)).startswith("state.draws")
+    assert refused(replace(toy(), pot=-1)).startswith("state.pot")
+    assert refused(replace(toy(), rules=replace(toy().rules, max_bet=0))).startswith("state.rules: max_bet")
+
+
+def test_a_state_of_no_game_or_of_another_game_is_refused() -> None:
+    assert refused(replace(toy(), game="nope")).startswith("state.game")
+    assert refused(replace(toy(), game="trentuno")).startswith("state: a ToyState is not a trentuno state")
+
+
+@pytest.mark.parametrize("game_id", ["sette_e_mezzo", "saltacavallo", "trentuno"])
+def test_a_profile_of_another_game_is_refused(game_id: str) -> None:
+    seats = [Seat(f"p{i}", 50) for i in range(4)]
+    state = engine.new_table(game_id, seats, seed=b"v").state
+    assert refused(replace(state, rules=toy().rules)).startswith("state.rules: a ToyRules is not a")

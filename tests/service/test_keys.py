@@ -1,0 +1,61 @@
+"""Mis-written sealing keys: the server refuses to start and says which entry is wrong, never what it holds."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+
+import pytest
+
+from services.sealing import Keyring
+from tests.service.test_process import ROOT, free_port
+
+
+def fragments(secret: str, size: int = 6) -> list[str]:
+    """Every piece of ``secret`` long enough to give part of a key away."""
+    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
+
+
+KEY = base64.b64encode(os.urandom(32)).decode()
+URL_KEY = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+MISWRITTEN = {
+    "swapped": f"{KEY}:k1",
+    "swapped, url-safe key": f"{URL_KEY}:k1",
+    "no kid": KEY,
+    "no kid, url-safe key": URL_KEY,
+    "second entry swapped": f"k1:{base64.b64encode(os.urandom(32)).decode()},{URL_KEY}:k2",
+    "short key": f"k1:{URL_KEY[:10]}",
+    "not base64": f"k1:{KEY[:20]}!{KEY[21:]}",
+}
+
+
+@pytest.mark.parametrize("entry", list(MISWRITTEN.values()), ids=list(MISWRITTEN))
+def test_a_miswritten_key_is_never_echoed(entry: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        Keyring.parse(entry)
+    message = str(caught.value)
+    assert "entry" in message
+    secrets = [part for e in entry.split(",") for part in e.split(":") if len(part) > 8]
+    for secret in secrets:
+        leaked = [f for f in fragments(secret) if f in message]
+        assert not leaked, (message, leaked)
+
+
+def test_the_startup_failure_log_line_holds_no_key_material() -> None:
+    env = {
+        **os.environ,
+        "MAZZIERE_HOST": "127.0.0.1",
+        "MAZZIERE_PORT": str(free_port()),
+        "MAZZIERE_METRICS_PORT": "0",
+        "MAZZIERE_REST_PORT": "0",
+        "MAZZIERE_SEAL_KEYS": f"{URL_KEY}:k1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "startup_failed" in done.stderr and "swapped" in done.stderr
+    output = done.stdout + done.stderr
+    assert not [f for f in fragments(URL_KEY) if f in output]

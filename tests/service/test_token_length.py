@@ -1,0 +1,53 @@
+"""A sealed token's length tells nothing hidden: states are padded before sealing (docs/security.md)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+import engine
+from services.sealing import PAD_TO, Keyring
+
+KEYS = Keyring.ephemeral()
+TABLE = "t_0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("sette_e_mezzo", 2), ("sette_e_mezzo", 5), ("saltacavallo", 4), ("trentuno", 4)]
+)
+def test_token_length_depends_only_on_public_facts(game: str, seats: int) -> None:
+    """200 deals, the same names and policy: at each step every token has the same length, whatever the cards."""
+    lengths: dict[int, set[int]] = defaultdict(set)
+    for seed in range(200):
+        people = [engine.Seat(f"p{i}", 100) for i in range(seats)]
+        state = engine.new_table(game, people, seed=seed.to_bytes(4, "big"), table_id=TABLE).state
+        for step in range(30):
+            if engine.is_over(state):
+                break
+            lengths[step].add(len(KEYS.seal(engine.state_to_bytes(state), TABLE, state.seq)))
+            seat = engine.to_act(state)[0]
+            state = engine.apply(state, engine.legal_actions(state, seat)[-1].example(seat)).state
+    assert all(len(seen) == 1 for seen in lengths.values()), {
+        step: seen for step, seen in lengths.items() if len(seen) > 1
+    }
+
+
+def test_the_bank_hidden_card_cannot_be_read_from_the_token() -> None:
+    """Heads-up Sette e mezzo right after the deal: the bank's face-down card never changes the token's length."""
+    by_card: dict[str, set[int]] = defaultdict(set)
+    for seed in range(300):
+        people = [engine.Seat("a", 100), engine.Seat("b", 100)]
+        state = engine.new_table("sette_e_mezzo", people, seed=seed.to_bytes(4, "big"), table_id=TABLE).state
+        state = engine.apply(state, engine.Action(state.turn, "DEAL")).state
+        hidden = state.hands[state.bank].cards[0].card
+        by_card[str(hidden)].add(len(KEYS.seal(engine.state_to_bytes(state), TABLE, state.seq)))
+    assert len(set.union(*by_card.values())) == 1
+
+
+def test_padding_round_trips_every_length() -> None:
+    for n in range(0, 3 * PAD_TO):
+        payload = bytes([n % 251]) * n
+        token = KEYS.seal(payload, TABLE, 1)
+        assert KEYS.open(token)[1] == payload
+        assert (len(token) - len(KEYS.seal(b"", TABLE, 1))) % PAD_TO == 0
