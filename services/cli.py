@@ -22,11 +22,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
     args = parser.parse_args(argv)
     if args.command == "new-key":
-        import base64
-        import os
-        import time
+        from services.sealing import new_key_entry
 
-        print(f"k{time.strftime('%Y%m%d')}:{base64.b64encode(os.urandom(32)).decode()}")
+        print(new_key_entry())
         return 0
     try:
         config = GatewayConfig.load()
