@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from services.cli import main as cli_main
+from services.gateway.backend import ROUND_ROBIN, channel_options, spreads
 from services.gateway.config import GatewayConfig
 from services.sealing import Keyring
 
@@ -222,6 +223,13 @@ def test_metrics_are_scraped(rendered: Rendered) -> None:
         service = rendered.one("Service", "mazziere")
         assert matches(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
         assert [e["port"] for e in monitor["spec"]["endpoints"]] == ["metrics"]
+        selected = [
+            svc["metadata"]["name"]
+            for svc in rendered.of_kind("Service")
+            if matches(monitor["spec"]["selector"]["matchLabels"], svc["metadata"]["labels"])
+            and "metrics" in {p["name"] for p in svc["spec"]["ports"]}
+        ]
+        assert selected == ["mazziere"], "each engine pod scraped once (the headless Service has no metrics port)"
 
 
 # -- sealing keys ------------------------------------------------------------------------------------------------
@@ -362,9 +370,15 @@ def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered
     container = gateway["spec"]["template"]["spec"]["containers"][0]
     args = container["args"]
     assert args[0] == "gateway" and args[1] == "--target"
-    host, port = args[2].rsplit(":", 1)
+    # A dns:/// name (balanced call by call over its addresses) of a headless Service of the engine pods.
+    assert args[2].startswith("dns:///") and spreads(args[2])
+    host, port = args[2].removeprefix("dns:///").rsplit(":", 1)
     service = rendered.one("Service", host)
+    assert service["spec"]["clusterIP"] == "None", "headless: the name resolves to every engine pod"
+    assert not service["spec"].get("publishNotReadyAddresses", False), "pods not ready stay out of the answer"
+    assert service["spec"]["selector"] == rendered.engine["spec"]["selector"]["matchLabels"]
     assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
+    assert ("grpc.service_config", ROUND_ROBIN) in channel_options(args[2], DEFAULTS.max_message_bytes)
     config = GatewayConfig.load(rendered.container_env(container))
     assert [p["containerPort"] for p in container["ports"]] == [config.rest_port, config.metrics_port]
     annotations = gateway["spec"]["template"]["metadata"]["annotations"]
