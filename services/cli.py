@@ -18,15 +18,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="serve gRPC and REST (configured by MAZZIERE_* environment variables; see the README)")
     gateway = sub.add_parser("gateway", help="serve only the REST gateway, calling the gRPC service at --target")
-    gateway.add_argument("--target", help="host:port of the gRPC service (default: MAZZIERE_GATEWAY_TARGET)")
+    gateway.add_argument(
+        "--target",
+        help="the gRPC service: host:port, or dns:///name:port or ipv4:a:port,b:port to balance calls round robin over "
+        "every address (default: MAZZIERE_GATEWAY_TARGET)",
+    )
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
     args = parser.parse_args(argv)
     if args.command == "new-key":
-        import base64
-        import os
-        import time
+        from services.sealing import new_key_entry
 
-        print(f"k{time.strftime('%Y%m%d')}:{base64.b64encode(os.urandom(32)).decode()}")
+        print(new_key_entry())
         return 0
     try:
         config = GatewayConfig.load()

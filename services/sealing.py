@@ -19,7 +19,9 @@ import hashlib
 import hmac
 import os
 import re
+import secrets
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,11 +58,18 @@ class Keyring:
     def __init__(self, keys: list[tuple[str, bytes]]) -> None:
         if not keys:
             raise ValueError("a keyring needs at least one key")
-        for kid, key in keys:
+        first: dict[str, int] = {}
+        for position, (kid, key) in enumerate(keys, 1):
             if not _KID.match(kid):
-                raise ValueError(f"key id {kid!r} must be 1..64 of A-Z a-z 0-9 _ -")
+                raise ValueError(f"sealing key entry {position}: the key id must be 1..64 of A-Z a-z 0-9 _ -")
             if len(key) not in (16, 24, 32):
-                raise ValueError(f"key {kid!r} is {len(key)} bytes; AES needs 16, 24 or 32")
+                raise ValueError(f"sealing key entry {position}: the key is {len(key)} bytes; AES needs 16, 24 or 32")
+            if kid in first:  # the later key would silently replace the earlier: tokens of one would not open
+                raise ValueError(
+                    f"sealing key entries {first[kid]} and {position} have the same key id; every key needs an id of "
+                    "its own (make keys with `mazziere new-key`)"
+                )
+            first[kid] = position
         self.primary = keys[0][0]
         self._aead = {kid: AESGCM(key) for kid, key in keys}
         self._seat = {kid: hmac.new(key, _SEAT_LABEL, hashlib.sha256).digest() for kid, key in keys}
@@ -157,6 +166,18 @@ class Keyring:
     def _mac(self, kid: str, table_id: str, seat: int) -> str:
         digest = hmac.new(self._seat[kid], f"{table_id}\x00{seat}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def new_key_entry(now: float | None = None) -> str:
+    """A fresh ``kid:base64key`` entry: a 32-byte AES-256 key under an id of its own.
+
+    The id is the UTC time to the second and 8 random characters (``k20261130T220600Z-4f3kq2xa``), so two keys
+    made on the same day, or in the same second, never share an id.
+    """
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(time.time() if now is None else now))
+    kid = f"k{stamp}-{base64.b32encode(secrets.token_bytes(5)).decode().lower()}"
+    assert _KID.match(kid)
+    return f"{kid}:{base64.b64encode(secrets.token_bytes(32)).decode()}"
 
 
 def read_header(token: bytes) -> tuple[Header, int]:

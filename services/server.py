@@ -21,11 +21,12 @@ from typing import Any, ParamSpec, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_status import rpc_status
 
 from services.config import Config
 from services.errors import ServiceError, ServiceReason
+from services.gen.mazziere.v1 import errors_pb2
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.logs import get_logger
 from services.metrics import Metrics
@@ -33,6 +34,13 @@ from services.sealing import Keyring
 from services.servicer import Call, TableCore, served_games
 
 SERVICE_NAME = "mazziere.v1.TableService"
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+"""The stable name of server reflection. grpcio-reflection implements only ``grpc.reflection.v1alpha``; the v1
+messages are the same on the wire (the same fields and numbers, only the package differs), so the same servicer
+serves both names."""
+REFLECTED_FILES = (errors_pb2.DESCRIPTOR,)
+"""Files no served service imports that reflection must still find (loaded into the default descriptor pool by
+importing them): ``mazziere/v1/errors.proto``, whose ErrorReason names every ``ErrorInfo.reason``."""
 Handler = Callable[[Any, Call], Any]
 Gone = Callable[[], "grpc.StatusCode | None"]
 """Asked when a call ends: the code to record instead of OK if the caller is gone (None while it waits)."""
@@ -661,6 +669,20 @@ def health_handler(servicer: health.HealthServicer, pool: futures.ThreadPoolExec
     return grpc.method_handlers_generic_handler(health.SERVICE_NAME, handlers)
 
 
+def enable_reflection(server: Any, service_names: Sequence[str], *, aio: bool) -> None:
+    """Server reflection under both names, v1alpha (grpcio-reflection's own) and v1 (:data:`REFLECTION_V1`)."""
+    reflection.enable_server_reflection(service_names, server)
+    servicer: Any = (reflection.aio.ReflectionServicer if aio else reflection.ReflectionServicer)(service_names)
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),)
+    )
+
+
 def server_options(config: Config) -> list[tuple[str, Any]]:
     return [
         ("grpc.max_receive_message_length", config.max_message_bytes),
@@ -750,7 +772,7 @@ class App:
 
     def service_names(self) -> list[str]:
         names = {m.service for m in self.methods}
-        return [*sorted(names), health.SERVICE_NAME, reflection.SERVICE_NAME]
+        return [*sorted(names), health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME]
 
 
 def _grace_split(grace: float) -> float:
@@ -779,7 +801,7 @@ class ThreadServer:
         self.health = health.HealthServicer(experimental_non_blocking=True)
         self.server.add_generic_rpc_handlers((health_handler(self.health, pools.health),))
         if config.reflection:
-            reflection.enable_server_reflection(app.service_names(), self.server)
+            enable_reflection(self.server, app.service_names(), aio=False)
         creds = _credentials(config)
         if creds is None:
             self.port = self.server.add_insecure_port(config.address)
@@ -838,7 +860,7 @@ class AioServer:
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         if config.reflection:
-            reflection.enable_server_reflection(self.app.service_names(), self.server)
+            enable_reflection(self.server, self.app.service_names(), aio=True)
         creds = _credentials(config)
         if creds is None:
             self.port = self.server.add_insecure_port(config.address)

@@ -9,6 +9,7 @@ logs and metrics), so the two transports cannot answer differently.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent import futures
@@ -130,6 +131,30 @@ def _error(status: grpc.Status) -> GatewayError:
     return error_from_status(status.code, status.details, status.trailing_metadata)
 
 
+ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+"""The service config that spreads calls over every address of a target, rather than gRPC's default pick-first
+(which sends every call to the first address that answers)."""
+
+
+def spreads(target: str) -> bool:
+    """Whether ``target`` names several servers: a ``dns:`` name (every address it resolves to, e.g. a headless
+    Service's pods) or a list of addresses (``ipv4:a:1,b:2``, ``ipv6:...``). A plain ``host:port`` keeps the default:
+    behind a ClusterIP it is one address anyway."""
+    scheme, _, rest = target.partition(":")
+    return scheme == "dns" or (scheme in ("ipv4", "ipv6") and "," in rest)
+
+
+def channel_options(target: str, max_message_bytes: int) -> list[tuple[str, Any]]:
+    """The gateway channel's options: message limits, and round-robin balancing where the target spreads."""
+    options: list[tuple[str, Any]] = [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", max_message_bytes),
+    ]
+    if spreads(target):
+        options.append(("grpc.service_config", ROUND_ROBIN))
+    return options
+
+
 class ChannelBackend:
     """Calls a TableService over gRPC (``mazziere gateway --target``, or embedded over a local channel)."""
 
@@ -137,10 +162,7 @@ class ChannelBackend:
         """``methods``: RPC name to (request class, response class, server streaming)."""
         self.target = target
         self.timeout = timeout
-        self._options = [
-            ("grpc.max_receive_message_length", max_message_bytes),
-            ("grpc.max_send_message_length", max_message_bytes),
-        ]
+        self._options = channel_options(target, max_message_bytes)
         self._methods = methods
         self._channel: grpc.aio.Channel | None = None
         self._calls: dict[str, Any] = {}

@@ -19,7 +19,6 @@ import uvicorn
 import uvloop
 from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
-from prometheus_client import CollectorRegistry
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from services.gateway.app import create_app
@@ -27,7 +26,7 @@ from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
 from services.gateway.config import GatewayConfig
 from services.gateway.routes import ROUTES
 from services.logs import get_logger
-from services.metrics import serve_registry
+from services.metrics import new_registry, serve_registry
 from services.server import SERVICE_NAME, AioServer, App, ThreadServer
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -269,7 +268,7 @@ async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> Non
             methods=channel_methods(),
         )
     )
-    registry = CollectorRegistry()
+    registry = new_registry()  # the HTTP metrics and the gateway process's own
     if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
         serve_registry(registry, config.metrics_port, config.bind_host)
     rest = RestServer(

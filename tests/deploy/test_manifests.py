@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from services.cli import main as cli_main
+from services.gateway.backend import ROUND_ROBIN, channel_options, spreads
 from services.gateway.config import GatewayConfig
 from services.sealing import Keyring
 
@@ -139,6 +140,15 @@ def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return all(labels.get(k) == v for k, v in selector.items())
 
 
+def memory_bytes(quantity: str | int) -> int:
+    text = str(quantity)
+    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9}
+    for suffix, factor in units.items():
+        if text.endswith(suffix):
+            return int(text[: -len(suffix)]) * factor
+    return int(text)
+
+
 def cpu_millis(quantity: str | int) -> int:
     text = str(quantity)
     return int(text[:-1]) if text.endswith("m") else int(float(text) * 1000)
@@ -222,6 +232,13 @@ def test_metrics_are_scraped(rendered: Rendered) -> None:
         service = rendered.one("Service", "mazziere")
         assert matches(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
         assert [e["port"] for e in monitor["spec"]["endpoints"]] == ["metrics"]
+        selected = [
+            svc["metadata"]["name"]
+            for svc in rendered.of_kind("Service")
+            if matches(monitor["spec"]["selector"]["matchLabels"], svc["metadata"]["labels"])
+            and "metrics" in {p["name"] for p in svc["spec"]["ports"]}
+        ]
+        assert selected == ["mazziere"], "each engine pod scraped once (the headless Service has no metrics port)"
 
 
 # -- sealing keys ------------------------------------------------------------------------------------------------
@@ -299,6 +316,90 @@ def test_pods_spread_across_nodes(rendered: Rendered) -> None:
             assert matches(constraint["labelSelector"]["matchLabels"], template["metadata"]["labels"])
 
 
+def test_production_pods_spread_one_per_node_as_a_rule(overlays: dict[str, Rendered]) -> None:
+    for deployment in overlays["production"].of_kind("Deployment"):
+        constraints = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+        (by_node,) = [c for c in constraints if c["topologyKey"] == "kubernetes.io/hostname"]
+        assert by_node["whenUnsatisfiable"] == "DoNotSchedule" and by_node["maxSkew"] == 1, deployment["metadata"]
+        assert by_node["nodeTaintsPolicy"] == "Honor", "tainted nodes the pods cannot use would count as empty"
+        assert by_node["matchLabelKeys"] == ["pod-template-hash"], "each rollout's pods spread on their own"
+        for other in constraints:
+            if other is not by_node:  # a missing zone label must not make a node unusable
+                assert other["whenUnsatisfiable"] == "ScheduleAnyway", other
+
+
+def test_production_requests_and_limits_ephemeral_storage(overlays: dict[str, Rendered]) -> None:
+    found = containers(overlays["production"])
+    assert len(found) == 2
+    for deployment, container in found:
+        resources = container["resources"]
+        request = memory_bytes(resources["requests"]["ephemeral-storage"])
+        limit = memory_bytes(resources["limits"]["ephemeral-storage"])
+        assert 0 < request <= limit, deployment["metadata"]["name"]
+        assert limit >= 50 * 2**20, "room for the kubelet's container logs (5 files of 10 MiB by default)"
+
+
+def test_production_lives_in_its_own_restricted_namespace(overlays: dict[str, Rendered]) -> None:
+    rendered = overlays["production"]
+    (namespace,) = rendered.of_kind("Namespace")
+    name = namespace["metadata"]["name"]
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    for obj in rendered.objects:
+        if obj["kind"] != "Namespace":
+            assert obj["metadata"].get("namespace") == name, (obj["kind"], obj["metadata"]["name"])
+    assert "kubectl -n mazziere create secret" in (K8S / "overlays" / "production" / "kustomization.yaml").read_text()
+    assert name == "mazziere" and f"-n {name} create secret" in (DEPLOY / "README.md").read_text()
+
+
+def policy_ports(rule: dict[str, Any]) -> set[int]:
+    return {p["port"] for p in rule.get("ports", [])}
+
+
+def test_production_network_policies_admit_only_what_each_pod_serves(overlays: dict[str, Rendered]) -> None:
+    rendered = overlays["production"]
+    policies = rendered.of_kind("NetworkPolicy")
+    deployments = {d["metadata"]["name"]: d for d in rendered.of_kind("Deployment")}
+    by_pod: dict[str, dict[str, Any]] = {}
+    for policy in policies:
+        selected = [
+            name
+            for name, d in deployments.items()
+            if matches(policy["spec"]["podSelector"]["matchLabels"], d["spec"]["template"]["metadata"]["labels"])
+        ]
+        assert len(selected) == 1, policy["metadata"]["name"]
+        assert set(policy["spec"]["policyTypes"]) == {"Ingress", "Egress"}
+        by_pod[selected[0]] = policy["spec"]
+    assert set(by_pod) == set(deployments), "every pod is behind a policy"
+
+    monitoring = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
+    for name, spec in by_pod.items():
+        container = deployments[name]["spec"]["template"]["spec"]["containers"][0]
+        served = {p["containerPort"] for p in container["ports"]}
+        allowed = set().union(*(policy_ports(rule) for rule in spec["ingress"]))
+        assert allowed == served, (name, allowed, served)
+        for rule in spec["ingress"]:
+            assert rule.get("ports"), f"{name}: a rule without ports opens every port"
+            if DEFAULTS.metrics_port in policy_ports(rule):  # metrics from Prometheus only, never from callers
+                assert policy_ports(rule) == {DEFAULTS.metrics_port} and rule["from"] == [monitoring], name
+
+    engine = by_pod["mazziere"]
+    gateway_pods = deployments["mazziere-gateway"]["spec"]["template"]["metadata"]["labels"]
+    (callers,) = [rule for rule in engine["ingress"] if DEFAULTS.port in policy_ports(rule)]
+    assert any(
+        matches(peer.get("podSelector", {}).get("matchLabels", {"-": "-"}), gateway_pods) for peer in callers["from"]
+    )
+    assert all(set(peer) <= {"podSelector", "namespaceSelector"} for peer in callers["from"]), "no open ipBlock"
+    assert not engine.get("egress"), "the engine calls nothing: no egress"
+
+    gateway = by_pod["mazziere-gateway"]
+    engine_pods = deployments["mazziere"]["spec"]["template"]["metadata"]["labels"]
+    egress = gateway["egress"]
+    assert any(policy_ports(rule) == {53} and "to" not in rule for rule in egress), "DNS, for the headless Service"
+    (to_engine,) = [rule for rule in egress if "to" in rule]
+    assert policy_ports(to_engine) == {DEFAULTS.port}
+    assert [matches(peer["podSelector"]["matchLabels"], engine_pods) for peer in to_engine["to"]] == [True]
+
+
 # -- labels, selectors, scaling ----------------------------------------------------------------------------------
 
 
@@ -333,18 +434,38 @@ def test_the_autoscaler_targets_the_engine_on_cpu(rendered: Rendered) -> None:
     assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
     engine = rendered.one("Deployment", target["name"])
     assert engine is rendered.engine
-    assert hpa["spec"]["minReplicas"] <= engine["spec"]["replicas"] <= hpa["spec"]["maxReplicas"]
+    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
     (metric,) = hpa["spec"]["metrics"]
     assert metric["type"] == "Resource" and metric["resource"]["name"] == "cpu"
     assert metric["resource"]["target"]["type"] == "Utilization"
 
 
-def test_replicas_per_overlay(overlays: dict[str, Rendered]) -> None:
-    dev = overlays["dev"].engine["spec"]["replicas"]
-    production = overlays["production"].engine["spec"]["replicas"]
-    base = yaml.safe_load((K8S / "base" / "deployment.yaml").read_text())["spec"]["replicas"]
-    assert (dev, base) == (1, 2)
-    assert production > base
+def test_no_replicas_where_an_autoscaler_owns_the_count(rendered: Rendered) -> None:
+    """A Deployment's ``replicas`` would set the count back on every ``kubectl apply``, undoing the autoscaler."""
+    scaled = {hpa["spec"]["scaleTargetRef"]["name"] for hpa in rendered.of_kind("HorizontalPodAutoscaler")}
+    assert scaled == {"mazziere"}
+    for deployment in rendered.of_kind("Deployment"):
+        name = deployment["metadata"]["name"]
+        if name in scaled:
+            assert "replicas" not in deployment["spec"], f"{rendered.name}/{name}: the autoscaler owns replicas"
+        else:
+            assert deployment["spec"]["replicas"] >= 2, f"{rendered.name}/{name}: no autoscaler, so a fixed count"
+
+
+def test_no_kustomization_sets_the_autoscaled_count() -> None:
+    for path in K8S.rglob("kustomization.yaml"):
+        counted = {entry["name"] for entry in yaml.safe_load(path.read_text()).get("replicas", [])}
+        assert "mazziere" not in counted, f"{path}: `replicas:` would fight the autoscaler"
+
+
+def test_autoscaler_range_per_overlay(overlays: dict[str, Rendered]) -> None:
+    def bounds(name: str) -> tuple[int, int]:
+        (hpa,) = overlays[name].of_kind("HorizontalPodAutoscaler")
+        return hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]
+
+    assert bounds("dev") == (1, 2)
+    assert bounds("all-components") == (2, 10)  # the base's
+    assert bounds("production")[0] >= 3, "production survives losing a pod (or a node) with room to spare"
 
 
 def test_all_containers_of_an_overlay_run_one_image(rendered: Rendered) -> None:
@@ -362,9 +483,15 @@ def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered
     container = gateway["spec"]["template"]["spec"]["containers"][0]
     args = container["args"]
     assert args[0] == "gateway" and args[1] == "--target"
-    host, port = args[2].rsplit(":", 1)
+    # A dns:/// name (balanced call by call over its addresses) of a headless Service of the engine pods.
+    assert args[2].startswith("dns:///") and spreads(args[2])
+    host, port = args[2].removeprefix("dns:///").rsplit(":", 1)
     service = rendered.one("Service", host)
+    assert service["spec"]["clusterIP"] == "None", "headless: the name resolves to every engine pod"
+    assert not service["spec"].get("publishNotReadyAddresses", False), "pods not ready stay out of the answer"
+    assert service["spec"]["selector"] == rendered.engine["spec"]["selector"]["matchLabels"]
     assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
+    assert ("grpc.service_config", ROUND_ROBIN) in channel_options(args[2], DEFAULTS.max_message_bytes)
     config = GatewayConfig.load(rendered.container_env(container))
     assert [p["containerPort"] for p in container["ports"]] == [config.rest_port, config.metrics_port]
     annotations = gateway["spec"]["template"]["metadata"]["annotations"]

@@ -43,19 +43,24 @@ def test_a_miswritten_key_is_never_echoed(entry: str) -> None:
         assert not leaked, (message, leaked)
 
 
-def test_the_startup_failure_log_line_holds_no_key_material() -> None:
+REPEATED_ID = f"k1:{KEY},k1:{URL_KEY}"
+STARTUP = {"swapped": (f"{URL_KEY}:k1", "swapped"), "repeated key id": (REPEATED_ID, "same key id")}
+
+
+@pytest.mark.parametrize(("keys", "says"), list(STARTUP.values()), ids=list(STARTUP))
+def test_the_startup_failure_log_line_holds_no_key_material(keys: str, says: str) -> None:
     env = {
         **os.environ,
         "MAZZIERE_HOST": "127.0.0.1",
         "MAZZIERE_PORT": str(free_port()),
         "MAZZIERE_METRICS_PORT": "0",
         "MAZZIERE_REST_PORT": "0",
-        "MAZZIERE_SEAL_KEYS": f"{URL_KEY}:k1",
+        "MAZZIERE_SEAL_KEYS": keys,
     }
     done = subprocess.run(
         [sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 1
-    assert "startup_failed" in done.stderr and "swapped" in done.stderr
+    assert "startup_failed" in done.stderr and says in done.stderr
     output = done.stdout + done.stderr
-    assert not [f for f in fragments(URL_KEY) if f in output]
+    assert not [f for f in fragments(URL_KEY) + fragments(KEY) if f in output]

@@ -92,9 +92,11 @@ def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
             stub.CreateTable(svc.CreateTableRequest(game="nope", seats=seats))
         # A caller's text never becomes a label: a game that is not ours is counted as "unknown".
         assert metric(metrics_port, 'mazziere_rejections_total{game="unknown",reason="UNKNOWN_GAME"}') == 1
-        assert (
-            "nope" not in urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
-        )
+        exposed = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
+        assert "nope" not in exposed
+        # The process's own series are there; the *_created ones are not.
+        assert "process_resident_memory_bytes " in exposed and "python_info{" in exposed
+        assert "_created" not in exposed
         assert metric(metrics_port, "grpc_server_started_total") >= 2
         assert metric(metrics_port, "grpc_server_handling_seconds_count") >= 2
 
