@@ -16,6 +16,7 @@ import engine
 from engine import chance, values
 from engine.cards import Card, parse_cards
 from engine.table import Action, LegalAction
+from engine.validate import check_state
 from engine.values import field_names, is_value
 
 
@@ -55,6 +56,14 @@ def replace(value: T, **changes: Any) -> T:
     if is_value(type(value)):
         return values.replace(value, **changes)  # type: ignore[type-var]
     return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+
+
+def refused_at(state: Any, path: str) -> None:
+    """``engine.validate.check_state`` refuses ``state`` as INVALID_STATE, naming ``path`` first."""
+    with pytest.raises(engine.Rejected) as caught:
+        check_state(state)
+    assert caught.value.reason is engine.Reason.INVALID_STATE
+    assert caught.value.message.startswith(path), caught.value.message
 
 
 @contextmanager

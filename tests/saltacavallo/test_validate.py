@@ -15,7 +15,7 @@ from engine.games.saltacavallo.game import _next_turn, _round, swap_target
 from engine.table import Action
 from engine.validate import check_state
 from engine.visibility import PUBLIC, TableCard, only
-from tests.helpers import replace, within
+from tests.helpers import refused_at, replace, within
 from tests.saltacavallo.support import deal, table, with_lives
 
 N = 4
@@ -131,11 +131,7 @@ CASES: dict[str, tuple[Callable[[], SaltacavalloState], str]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_an_inconsistent_state_is_refused(name: str) -> None:
     make, path = CASES[name]
-    state = make()
-    with pytest.raises(Rejected) as caught:
-        check_state(state)
-    assert caught.value.reason is Reason.INVALID_STATE
-    assert caught.value.message.startswith(path), caught.value.message
+    refused_at(make(), path)
 
 
 @pytest.mark.parametrize("make", [start, playing, dealers_turn], ids=lambda f: f.__name__)

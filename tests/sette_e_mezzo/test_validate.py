@@ -14,7 +14,7 @@ from engine.games.sette_e_mezzo.state import Phase, Result, SeatResult, SetteEMe
 from engine.table import Action, Seat
 from engine.validate import check_state
 from engine.visibility import PUBLIC, TableCard, only
-from tests.helpers import replace, within
+from tests.helpers import refused_at, replace, within
 
 N = 4
 
@@ -121,11 +121,7 @@ CASES: dict[str, tuple[Case, str]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_an_inconsistent_state_is_refused(name: str) -> None:
     make, path = CASES[name]
-    state = make()
-    with pytest.raises(Rejected) as caught:
-        check_state(state)
-    assert caught.value.reason is Reason.INVALID_STATE
-    assert caught.value.message.startswith(path), caught.value.message
+    refused_at(make(), path)
 
 
 @pytest.mark.parametrize("make", [start, dealt, deciding], ids=lambda f: f.__name__)

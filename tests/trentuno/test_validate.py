@@ -14,7 +14,7 @@ from engine.games.trentuno.state import Closing, Phase, TrentunoState
 from engine.table import Action
 from engine.validate import check_state
 from engine.visibility import PUBLIC, TableCard, only
-from tests.helpers import replace, within
+from tests.helpers import refused_at, replace, within
 from tests.trentuno.table import deal, new
 
 N = 4
@@ -148,11 +148,7 @@ CASES: dict[str, tuple[Callable[[], TrentunoState], str]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_an_inconsistent_state_is_refused(name: str) -> None:
     make, path = CASES[name]
-    state = make()
-    with pytest.raises(Rejected) as caught:
-        check_state(state)
-    assert caught.value.reason is Reason.INVALID_STATE
-    assert caught.value.message.startswith(path), caught.value.message
+    refused_at(make(), path)
 
 
 @pytest.mark.parametrize("make", [start, playing, stopped, waiting], ids=lambda f: f.__name__)
