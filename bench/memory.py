@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench.goals import verdict
 from services.gen.mazziere.v1 import service_pb2 as svc
@@ -27,13 +29,22 @@ def rss_mib() -> float:
     return pages * 4096 / 2**20
 
 
+def answered(handler: Callable[[Any, Call], Any], request: Any) -> Any:
+    """Call a handler as the server's call wrapper does: what it asks to run once answered runs (the memo)."""
+    call = Call()
+    answer = handler(request, call)
+    for then in call.on_answered:
+        then()
+    return answer
+
+
 class Table:
     """One table played through the handler, as a host would: it keeps the token and the seat keys."""
 
     def __init__(self, core: TableCore, rng: random.Random) -> None:
         game, seats = rng.choice(GAMES)
         people = [pb.Seat(name=f"p{i}", chips=50) for i in range(seats)]
-        answer = core.create_table(svc.CreateTableRequest(game=game, seats=people), Call())
+        answer = answered(core.create_table, svc.CreateTableRequest(game=game, seats=people))
         self.core, self.rng = core, rng
         self.table_id, self.state, self.seq = answer.table_id, answer.state, answer.seq
         self.keys = {k.seat: k.key for k in answer.seat_keys}
@@ -41,8 +52,9 @@ class Table:
 
     def act(self) -> None:
         seat = self.rng.choice(self.to_act)
-        view = self.core.get_view(
-            svc.GetViewRequest(table_id=self.table_id, state=self.state, seat=seat, seat_key=self.keys[seat]), Call()
+        view = answered(
+            self.core.get_view,
+            svc.GetViewRequest(table_id=self.table_id, state=self.state, seat=seat, seat_key=self.keys[seat]),
         )
         entry = self.rng.choice(view.update.legal_actions)
         action = pb.Action(seat=seat, kind=entry.kind, amount=self.rng.randint(entry.min_amount, entry.max_amount))
@@ -52,7 +64,7 @@ class Table:
         request = svc.ActRequest(
             table_id=self.table_id, state=self.state, expected_seq=self.seq, action=action, seat_key=self.keys[seat]
         )
-        answer = self.core.act(request, Call())
+        answer = answered(self.core.act, request)
         self.state, self.seq, self.to_act, self.over = answer.state, answer.seq, list(answer.to_act), answer.is_over
 
 

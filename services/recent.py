@@ -2,7 +2,8 @@
 
 The token a host sends back is usually the one this process sealed for it last; keeping its state skips opening,
 decoding and checking it. The tokens are the very bytes this process made, so they are authentic. Least recently
-used entries go first; the memo is bounded by entries and by bytes, and losing it changes nothing but speed.
+used entries go first; the memo is bounded by entries and by bytes, and losing it changes nothing but speed. A
+token is remembered only once its answer has been made and checked (an answer refused as too large leaves none).
 """
 
 from __future__ import annotations

@@ -277,6 +277,9 @@ class Observer:
             response = None
         if gone is not None and (late := gone()) is not None:  # the caller was answered elsewhere, or left
             code, reason, response, status = late, "", None, None
+        if code is grpc.StatusCode.OK:
+            for answered in call.on_answered:
+                answered()
         self._finish("unary", method, call, code, reason, start, request_id)
         return response, status
 

@@ -48,6 +48,8 @@ class Call:
     game: str = ""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
+    on_answered: list[Callable[[], None]] = field(default_factory=list)
+    """Run by the wrapper once the answer has been made and checked (so a refused answer leaves no trace)."""
 
 
 def served_games() -> list[str]:
@@ -90,7 +92,7 @@ class TableCore:
         self._count_finished(state, out, call)
         answer = svc.CreateTableResponse(
             table_id=state.table_id,
-            state=self._seal(state),
+            state=self._seal(state, call),
             seat_keys=[]
             if self.trusted_mode
             else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
@@ -119,7 +121,7 @@ class TableCore:
         out = _engine(lambda: engine.apply(state, action))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        return _with_change(svc.ActResponse(state=self._seal(new)), out, viewers)
+        return _with_change(svc.ActResponse(state=self._seal(new, call)), out, viewers)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -195,12 +197,12 @@ class TableCore:
             )
         )
 
-    def _seal(self, state: TableState) -> bytes:
+    def _seal(self, state: TableState, call: Call) -> bytes:
         raw = engine.state_to_bytes(state)
         if self.trusted_mode:
             return raw
         token = self.keyring.seal(raw, state.table_id, state.seq)
-        self.recent.put(token, state)
+        call.on_answered.append(lambda: self.recent.put(token, state))  # remembered only once it is answered
         return token
 
     def _open(self, raw: bytes, table_id: str, call: Call) -> Any:

@@ -295,3 +295,24 @@ def test_a_stream_whose_caller_stops_reading_gives_its_worker_back(big: svc.Repl
         channel.close()
     finally:
         served.close()
+
+
+def test_only_answered_tokens_are_remembered() -> None:
+    """A table whose answer is refused (over the message limit) leaves nothing in the memo of recent tokens."""
+    seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(8)]
+    request = svc.CreateTableRequest(game="sette_e_mezzo", seats=seats)
+    small = Served(replace(BASE, max_message_bytes=1024))
+    try:
+        with pytest.raises(grpc.RpcError) as caught:
+            small.stub.CreateTable(request, timeout=10)
+        info = error_info(caught.value)
+        assert info is not None and info.reason == "RESPONSE_TOO_LARGE"
+        assert len(small.app.core.recent) == 0
+    finally:
+        small.close()
+    served = Served(BASE)
+    try:
+        answer = served.stub.CreateTable(request, timeout=10)
+        assert served.app.core.recent.get(answer.state) is not None
+    finally:
+        served.close()
