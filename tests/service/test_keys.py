@@ -64,3 +64,12 @@ def test_the_startup_failure_log_line_holds_no_key_material(keys: str, says: str
     assert "startup_failed" in done.stderr and says in done.stderr
     output = done.stdout + done.stderr
     assert not [f for f in fragments(URL_KEY) + fragments(KEY) if f in output]
+
+
+def test_good_seat_keys_are_remembered_and_wrong_ones_never() -> None:
+    keyring = Keyring.ephemeral()
+    good = keyring.seat_key("t_1", 2)
+    assert keyring.check_seat_key(good, "t_1", 2) and keyring.check_seat_key(good, "t_1", 2)
+    assert not keyring.check_seat_key(good, "t_1", 3) and not keyring.check_seat_key(good, "t_2", 2)
+    assert not keyring.check_seat_key(good[:-1] + ("A" if good[-1] != "A" else "B"), "t_1", 2)
+    assert keyring._good_keys == {(good, "t_1", 2)}
