@@ -18,7 +18,7 @@ _TABLE = "t_0123456789abcdef01234567"
 
 
 def _seats(*cards: tuple[str, int, int | None]) -> list[dict[str, Any]]:
-    """Sette e mezzo seat views: (name, seat whose card it is, points if this seat may see them)."""
+    """Sette e mezzo seats after the deal, one card each: (name, seat, its points if the viewer sees its card)."""
     out: list[dict[str, Any]] = []
     for name, owner, points in cards:
         card: dict[str, Any] = {"seenBy": {"seats": [owner]}}
