@@ -19,7 +19,8 @@ $(GEN): $(BIN)/.installed $(wildcard protos/mazziere/v1/*.proto) services/codege
 	$(BIN)/python -m services.codegen
 	touch $@
 
-# The buf CLI (lint and breaking-change checks of the contract), pinned in package.json.
+# The buf CLI (lint and breaking-change checks of the contract) and Redocly CLI (lint of the REST gateway's
+# OpenAPI document, in tests/gateway/test_openapi.py), pinned in package.json.
 $(BUF): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@

@@ -15,13 +15,15 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import StreamingResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 from google.protobuf.message import Message as ProtoMessage
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway import protojson
@@ -34,6 +36,9 @@ from services.gateway.schema import Schema, message_schemas, ref
 from services.logs import get_logger
 
 SEAT_KEY_HEADER = "X-Seat-Key"
+SEAT_KEY_SCHEME = "SeatKey"
+SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
+LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 _JSON = "application/json"
@@ -50,10 +55,12 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
         version="v1",
         summary="A stateless rules engine for Italian card games: the REST face of mazziere.v1.TableService.",
         description=_DESCRIPTION,
-        docs_url="/docs" if config.gateway_docs else None,
+        docs_url=None,  # served by _add_docs, from the package's own Swagger UI files
         redoc_url=None,
         openapi_url="/openapi.json",
         redirect_slashes=False,  # /v1/games/ is no route, not a redirect to one
+        servers=SERVERS,
+        license_info=LICENSE,
     )
     for route in ROUTES:
         app.add_api_route(
@@ -68,6 +75,8 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             openapi_extra=_request_body(route),
         )
     _add_probes(app, backend, registry if config.gateway_metrics else None)
+    if config.gateway_docs:
+        _add_docs(app)
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_exception)
     app.add_exception_handler(GatewayError, _gateway_error)
@@ -215,6 +224,29 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | No
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
+# -- interactive documentation ----------------------------------------------------------------------
+
+SWAGGER_UI_STATIC = "/static/swagger-ui"
+"""Where the Swagger UI files of the ``swagger-ui-bundle-v2`` package are served: /docs needs no CDN."""
+
+
+def _add_docs(app: FastAPI) -> None:
+    import swagger_ui_bundle
+
+    app.mount(SWAGGER_UI_STATIC, StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="swagger-ui")
+    openapi_url = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=openapi_url,
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{SWAGGER_UI_STATIC}/swagger-ui-bundle.js",
+            swagger_css_url=f"{SWAGGER_UI_STATIC}/swagger-ui.css",
+            swagger_favicon_url=f"{SWAGGER_UI_STATIC}/favicon-32x32.png",
+        )
+
+
 # -- errors -----------------------------------------------------------------------------------------
 
 
@@ -360,11 +392,14 @@ _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     413: ("INVALID_ARGUMENT", "the body is 3000000 bytes; at most 2097152", "INVALID_REQUEST"),
     415: ("INVALID_ARGUMENT", "the body must be application/json (Content-Type), not text/plain", "INVALID_REQUEST"),
     429: ("RESOURCE_EXHAUSTED", "the server is at its limit of calls in flight; retry", "OVERLOADED"),
+    500: ("INTERNAL", "internal error", ""),
+    503: ("UNAVAILABLE", "the server is shutting down; retry", "SHUTTING_DOWN"),
+    504: ("DEADLINE_EXCEEDED", "Deadline Exceeded", ""),
 }
 
 
 def _error_example(http_status: int) -> dict[str, Any]:
-    status, message, reason = _ERROR_EXAMPLES.get(http_status, ("INTERNAL", "internal error", ""))
+    status, message, reason = _ERROR_EXAMPLES[http_status]
     error: dict[str, Any] = {"code": http_status, "status": status, "message": message}
     if reason:
         error["details"] = [{"@type": _ERROR_INFO_TYPE, "reason": reason, "domain": "mazziere.v1"}]
@@ -380,7 +415,7 @@ def _responses(route: Route) -> dict[int | str, dict[str, Any]]:
             if route.streaming
             else ""
         ),
-        "content": {media_type: {"schema": ref(route.method.output_type.full_name)}},
+        "content": {media_type: {"schema": ref(route.method.output_type.full_name), "example": route.answer}},
     }
     out: dict[int | str, dict[str, Any]] = {200: ok}
     described = {
@@ -412,7 +447,7 @@ def _request_body(route: Route) -> dict[str, Any]:
     content: dict[str, Any] = {"schema": ref(route.method.input_type.full_name)}
     if route.examples:
         content["examples"] = route.examples
-    return {"requestBody": {"required": False, "content": {_JSON: content}}}
+    return {"requestBody": {"required": True, "content": {_JSON: content}}}
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
@@ -423,33 +458,61 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
             summary=app.summary,
             description=app.description,
             routes=app.routes,
+            servers=app.servers,
+            license_info=app.license_info,
         )
         from google.rpc import error_details_pb2
 
-        roots = [r.method.input_type for r in ROUTES] + [r.method.output_type for r in ROUTES]
+        bodies = [r.method.input_type for r in ROUTES if r.http_method != "GET"]  # a GET has no body
+        roots = bodies + [r.method.output_type for r in ROUTES]
         schemas = message_schemas(*roots, error_details_pb2.ErrorInfo.DESCRIPTOR, comments=proto_comments())
         info = schemas.pop("google.rpc.ErrorInfo")
+        reason = {
+            "type": "string",
+            "enum": error_reasons(),
+            "description": "A mazziere.v1.ErrorReason name without its ERROR_REASON_ prefix.",
+        }
         schemas["ErrorDetail"] = {
             **info,
             "title": "ErrorDetail",
             "description": "A google.rpc.ErrorInfo, with its type URL in @type.",
-            "properties": {"@type": {"type": "string", "const": _ERROR_INFO_TYPE}, **info["properties"]},
+            "properties": {
+                "@type": {"type": "string", "const": _ERROR_INFO_TYPE},
+                **info["properties"],
+                "reason": reason,
+            },
             "required": ["@type"],
         }
         schemas["Error"] = _ERROR_SCHEMA
-        doc.setdefault("components", {}).setdefault("schemas", {}).update(schemas)
+        components = doc.setdefault("components", {})
+        components.setdefault("schemas", {}).update(schemas)
+        components["securitySchemes"] = {
+            SEAT_KEY_SCHEME: {
+                "type": "apiKey",
+                "in": "header",
+                "name": SEAT_KEY_HEADER,
+                "description": "A seat's key (from CreateTable's seatKeys), for the calls of that seat; it may "
+                "also go in the body's seatKey. A spectator's GetView needs none.",
+            }
+        }
         for path in doc["paths"].values():
             for operation in path.values():
                 _add_header_params(operation)
+        for route in ROUTES:
+            if route.streaming:  # FastAPI adds its default JSON answer beside the NDJSON one
+                ok = doc["paths"][route.path][route.http_method.lower()]["responses"]["200"]["content"]
+                ok.pop(_JSON, None)
         app.openapi_schema = doc
     return app.openapi_schema
 
 
 def _add_header_params(operation: dict[str, Any]) -> None:
-    """The headers every RPC route reads: the request id, and the seat key where the request has one."""
+    """The headers every RPC route reads: the request id, and the seat key (a security scheme) where the request
+    has one."""
     op_id = operation.get("operationId")
     route = next((r for r in ROUTES if r.rpc == op_id), None)
     if route is None:
+        operation["security"] = []  # the probes
         return
     params = [
         {
@@ -463,16 +526,20 @@ def _add_header_params(operation: dict[str, Any]) -> None:
         }
     ]
     if "seat_key" in route.request_class.DESCRIPTOR.fields_by_name:
-        params.append(
-            {
-                "name": SEAT_KEY_HEADER,
-                "in": "header",
-                "required": False,
-                "description": "The seat's key (instead of seatKey in the body).",
-                "schema": {"type": "string"},
-            }
-        )
+        # The seat key in the header, or none (it may be in the body's seatKey; a spectator has none).
+        operation["security"] = [{SEAT_KEY_SCHEME: []}, {}]
+    else:
+        operation["security"] = []  # said outright: this call takes no key
     operation["parameters"] = [*operation.get("parameters", []), *params]
+
+
+def error_reasons() -> list[str]:
+    """The names of ``mazziere.v1.ErrorReason`` without their prefix (and without UNSPECIFIED)."""
+    from services.gen.mazziere.v1 import errors_pb2
+
+    prefix = "ERROR_REASON_"
+    names = errors_pb2.DESCRIPTOR.enum_types_by_name["ErrorReason"].values
+    return [v.name.removeprefix(prefix) for v in names if v.number != 0]
 
 
 _DESCRIPTION = """\

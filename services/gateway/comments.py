@@ -1,40 +1,35 @@
-"""The contract's comments, for the OpenAPI descriptions: read from ``protos/`` with protoc's source info.
+"""The contract's comments, for the OpenAPI descriptions.
 
-Generated Python modules carry no comments, so this runs ``grpc_tools.protoc`` once, in memory, over the same
-files ``make setup`` compiles. Without the ``protos/`` folder (an installed wheel) the document simply has no
-descriptions.
+Generated Python modules carry no comments, so ``make setup`` (``python -m services.codegen``) also asks
+``protoc`` for the descriptor set with source info and writes each leading comment, by full name, to
+``services/gen/comments.json``, which ships inside the package (wheel and image alike). At run time the gateway
+reads that file: it needs no ``protos/`` folder.
 """
 
 from __future__ import annotations
 
-import tempfile
+import json
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from google.protobuf import descriptor_pb2
-
-PROTOS = Path(__file__).resolve().parents[2] / "protos"
+COMMENTS_FILE = "comments.json"
+"""The file's name inside the ``services.gen`` package."""
 
 
 @cache
 def proto_comments() -> dict[str, str]:
     """Leading comments by full name of every message, field, enum and enum value (empty if unavailable)."""
-    files = sorted(str(p.relative_to(PROTOS)) for p in PROTOS.rglob("*.proto")) if PROTOS.is_dir() else []
-    if not files:
-        return {}
     try:
-        from grpc_tools import protoc
-    except ImportError:
+        text = (resources.files("services.gen") / COMMENTS_FILE).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
         return {}
-    include = str(resources.files("grpc_tools") / "_proto")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "set.pb"
-        args = ["protoc", f"-I{PROTOS}", f"-I{include}", "--include_source_info", f"--descriptor_set_out={out}"]
-        if protoc.main([*args, *files]) != 0:
-            return {}
-        fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    data = json.loads(text)
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def comments_of(fds: Any) -> dict[str, str]:
+    """The leading comments of a ``FileDescriptorSet`` built with ``--include_source_info``, by full name."""
     notes: dict[str, str] = {}
     for f in fds.file:
         names: dict[tuple[int, ...], str] = {}

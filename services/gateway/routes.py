@@ -14,6 +14,63 @@ from services.gen.mazziere.v1 import service_pb2 as svc
 SERVICE = svc.DESCRIPTOR.services_by_name["TableService"]
 
 _TOKEN = "AAECAwQFBgcICQ=="  # stands for the base64 state token of the last answer
+_TABLE = "t_0123456789abcdef01234567"
+
+
+def _seats(*cards: tuple[str, int, int | None]) -> list[dict[str, Any]]:
+    """Sette e mezzo seats after the deal, one card each: (name, seat, its points if the viewer sees its card)."""
+    out: list[dict[str, Any]] = []
+    for name, owner, points in cards:
+        card: dict[str, Any] = {"seenBy": {"seats": [owner]}}
+        seat: dict[str, Any] = {"name": name, "chips": "100", "status": "SETTE_E_MEZZO_STATUS_WAITING", "cards": [card]}
+        if points is not None:
+            card["card"] = "2d" if owner == 0 else "As"
+            seat["points"] = points
+        out.append(seat)
+    return out
+
+
+_FIRST_UPDATE = {
+    "seat": 0,
+    "view": {
+        "setteEMezzo": {
+            "phase": "SETTE_E_MEZZO_PHASE_WAIT_DEAL",
+            "seats": [
+                {"name": "Anna", "chips": "100", "status": "SETTE_E_MEZZO_STATUS_OUT"},
+                {"name": "Bruno", "chips": "100", "status": "SETTE_E_MEZZO_STATUS_OUT"},
+            ],
+        }
+    },
+    "events": [{"kind": "FIRST_BANK", "seat": 0, "seenBy": {"everyone": True}}],
+    "legalActions": [{"kind": "DEAL"}],
+}
+_DEALT_VIEW = {
+    "setteEMezzo": {
+        "phase": "SETTE_E_MEZZO_PHASE_STAKE",
+        "turn": 1,
+        "handNumber": 1,
+        "seats": _seats(("Anna", 0, None), ("Bruno", 1, 2)),
+        "stockSize": 38,
+    }
+}
+_DEAL_EVENTS = [
+    {"kind": "SHUFFLED", "amount": "40", "seenBy": {"everyone": True}},
+    {"kind": "DEALT", "seat": 1, "cards": [{"seenBy": {"seats": [1]}}], "seenBy": {"everyone": True}},
+    {"kind": "DEALT", "seat": 0, "cards": [{"seenBy": {"seats": [0]}}], "seenBy": {"everyone": True}},
+]
+_REPLAY_STEP = {
+    "action": {"kind": "DEAL"},
+    "seq": "1",
+    "updates": [
+        {
+            "view": {
+                "setteEMezzo": {**_DEALT_VIEW["setteEMezzo"], "seats": _seats(("Anna", 0, None), ("Bruno", 1, None))}
+            },
+            "events": _DEAL_EVENTS,
+        }
+    ],
+    "toAct": [1],
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +84,8 @@ class Route:
     examples: dict[str, Any] = field(default_factory=dict)
     streaming: bool = False
     """Server streaming: the answer is NDJSON, one response message per line."""
+    answer: dict[str, Any] = field(default_factory=dict)
+    """An example of the 200 answer (for streaming, of one line); real answers, trimmed to one seat's update."""
 
     @property
     def method(self) -> MethodDescriptor:
@@ -43,7 +102,31 @@ class Route:
 
 
 ROUTES = [
-    Route("ListGames", "GET", "/v1/games", "Describe every game"),
+    Route(
+        "ListGames",
+        "GET",
+        "/v1/games",
+        "Describe every game",
+        answer={
+            "games": [
+                {
+                    "id": "saltacavallo",
+                    "title": "Saltacavallo (Asso che fugge)",
+                    "presets": [
+                        {"name": "CUCU", "rules": {"saltacavallo": {"rulesVersion": 1, "lives": 3, "coin": "1"}}}
+                    ],
+                    "options": [
+                        {
+                            "name": "lives",
+                            "type": "int",
+                            "defaultValue": 3.0,
+                            "doc": "SC-3: lives (coins) each player starts with",
+                        }
+                    ],
+                }
+            ]
+        },
+    ),
     Route(
         "CreateTable",
         "POST",
@@ -66,6 +149,16 @@ ROUTES = [
                 },
             },
         },
+        answer={
+            "tableId": _TABLE,
+            "state": _TOKEN,
+            "seatKeys": [
+                {"key": "k1.GraQgAABd1tUsRk3sh6_apOhCVQNYUCl4NKPyZEVPRI"},
+                {"seat": 1, "key": "k1.9714CpXgIjultARW-JDFn7Hr3qshuMhObq-X-8v7q2s"},
+            ],
+            "updates": [_FIRST_UPDATE],
+            "toAct": [0],
+        },
     ),
     Route(
         "Act",
@@ -83,6 +176,23 @@ ROUTES = [
                 },
             }
         },
+        answer={
+            "state": _TOKEN,
+            "seq": "1",
+            "updates": [
+                {
+                    "seat": 0,
+                    "view": {
+                        "setteEMezzo": {
+                            **_DEALT_VIEW["setteEMezzo"],
+                            "seats": _seats(("Anna", 0, 4), ("Bruno", 1, None)),
+                        }
+                    },
+                    "events": _DEAL_EVENTS,
+                }
+            ],
+            "toAct": [1],
+        },
     ),
     Route(
         "GetView",
@@ -99,6 +209,15 @@ ROUTES = [
                 "value": {"tableId": "t_0123456789abcdef01234567", "state": _TOKEN},
             },
         },
+        answer={
+            "seq": "1",
+            "update": {
+                "seat": 1,
+                "view": _DEALT_VIEW,
+                "legalActions": [{"kind": "STAKE", "minAmount": "1", "maxAmount": "10"}],
+            },
+            "toAct": [1],
+        },
     ),
     Route(
         "Replay",
@@ -107,7 +226,7 @@ ROUTES = [
         "Play a whole table again from its creation request (with the seed) and its actions",
         {
             "replay": {
-                "summary": "A table created with a seed, and its first action",
+                "summary": "A table created with a seed, and its first action (seat 0, the first bank, deals)",
                 "value": {
                     "create": {
                         "game": "sette_e_mezzo",
@@ -115,10 +234,11 @@ ROUTES = [
                         "seed": "c2VlZA==",
                     },
                     "tableId": "t_replay",
-                    "actions": [{"seat": 1, "kind": "STAKE", "amount": "10"}],
+                    "actions": [{"kind": "DEAL"}],
                 },
             }
         },
+        answer={"steps": [{"updates": [_FIRST_UPDATE], "toAct": [0]}, _REPLAY_STEP]},
     ),
     Route(
         "StreamReplay",
@@ -127,7 +247,7 @@ ROUTES = [
         "Replay, streamed: one JSON StreamReplayResponse per line (NDJSON), the creation step first",
         {
             "replay": {
-                "summary": "A table created with a seed, and its first action",
+                "summary": "A table created with a seed, and its first action (seat 0, the first bank, deals)",
                 "value": {
                     "create": {
                         "game": "sette_e_mezzo",
@@ -135,10 +255,11 @@ ROUTES = [
                         "seed": "c2VlZA==",
                     },
                     "tableId": "t_replay",
-                    "actions": [{"seat": 1, "kind": "DEAL"}],
+                    "actions": [{"kind": "DEAL"}],
                 },
             }
         },
         streaming=True,
+        answer={"step": _REPLAY_STEP},
     ),
 ]

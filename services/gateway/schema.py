@@ -107,7 +107,7 @@ def _message(desc: Any, visit: Any, notes: dict[str, str]) -> Schema:
     groups = [[f.json_name for f in oneof.fields] for i, oneof in enumerate(desc.oneofs) if i not in synthetic]
     pairs = [list(p) for group in groups for p in combinations(group, 2)]
     if pairs:
-        schema["not"] = {"anyOf": [{"required": p} for p in pairs]}
+        schema["not"] = {"anyOf": [{"properties": {n: {} for n in p}, "required": p} for p in pairs]}
         extra = "; ".join(f"at most one of {', '.join(g)}" for g in groups if len(g) > 1)
         schema["description"] = f"{schema.get('description', '')} ({extra})".strip()
     return schema
@@ -116,11 +116,26 @@ def _message(desc: Any, visit: Any, notes: dict[str, str]) -> Schema:
 def _field(fd: Any, visit: Any) -> Schema:
     if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
         value = _single(fd.message_type.fields_by_name["value"], visit)
-        return {"type": "object", "additionalProperties": value}
+        return {"type": "object", "additionalProperties": value, "default": {}}
     item = _single(fd, visit)
     if fd.is_repeated:
-        return {"type": "array", "items": item}
+        return {"type": "array", "items": item, "default": []}
+    if not fd.has_presence and fd.type != FieldDescriptor.TYPE_MESSAGE and item.get("type") != "null":
+        item["default"] = _zero(fd)  # proto3 JSON leaves a field at its zero value out: say what it means
     return item
+
+
+def _zero(fd: Any) -> Any:
+    """The value a proto3 field without presence has when the JSON leaves it out, as the JSON would print it."""
+    if fd.type == FieldDescriptor.TYPE_ENUM:
+        return fd.enum_type.values_by_number[0].name
+    if fd.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES):
+        return ""
+    if fd.type == FieldDescriptor.TYPE_BOOL:
+        return False
+    if _SCALARS[fd.type] in (_INT64, _UINT64):
+        return "0"
+    return 0
 
 
 def _single(fd: Any, visit: Any) -> Schema:

@@ -144,7 +144,8 @@ def test_openapi_document_and_docs(gateway: Gateway) -> None:
     assert act["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/mazziere.v1.ActRequest"
     }
-    assert {p["name"] for p in act["parameters"]} == {"X-Request-ID", "X-Seat-Key"}
+    assert {p["name"] for p in act["parameters"]} == {"X-Request-ID"}
+    assert act["security"] == [{"SeatKey": []}, {}]
     schemas = doc["components"]["schemas"]
     request = schemas["mazziere.v1.ActRequest"]["properties"]
     assert request["expectedSeq"]["type"] == "string" and request["expectedSeq"]["format"] == "int64"
