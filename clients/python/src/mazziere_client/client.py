@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Protocol, Self, cast
 
@@ -127,7 +127,8 @@ class Client:
             channel = grpc.secure_channel(target, credentials) if credentials else grpc.insecure_channel(target)
         self.channel = channel
         # The generated stub, typed: also for the calls the helper does not wrap (Replay, StreamReplay).
-        self.stub = cast(TableServiceStub, service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
+        make_stub: Callable[[grpc.Channel], object] = service_pb2_grpc.TableServiceStub
+        self.stub = cast(TableServiceStub, make_stub(channel))
         self.timeout = timeout
 
     def __enter__(self) -> Self:
