@@ -22,10 +22,11 @@ PACKAGE = "mazziere_client"
 
 
 def find_protos() -> Path:
-    for folder in (HERE.parent.parent / "protos", HERE / "protos"):
+    # An sdist's own copy first; in a checkout there is none, and the contract is at the repository root.
+    for folder in (HERE / "protos", HERE.parent.parent / "protos"):
         if (folder / "mazziere" / "v1" / "service.proto").is_file():
             return folder
-    raise RuntimeError(f"the protos were not found beside {HERE} (../../protos or ./protos)")
+    raise RuntimeError(f"the protos were not found beside {HERE} (./protos or ../../protos)")
 
 
 def generate(out: Path) -> None:
