@@ -135,6 +135,7 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
         "metadata": {"expected_seq": str(len(moves) - 1), "actual_seq": str(len(moves))},
         "is_grpc": True,
     }, output
+    assert seen["unreachable"] == {"code": "UNAVAILABLE", "reason": None, "metadata": {}}, output
 
 
 def test_go_client(target: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from typing import Any
 
@@ -65,6 +66,15 @@ def main() -> int:
             behind.act(Action(seat=table.to_act[0], kind="DEAL"))
         except MazziereError as exc:
             out["stale"] = refusal(exc) | {"is_grpc": isinstance(exc.code, grpc.StatusCode)}
+    # No server there: UNAVAILABLE, with no ErrorInfo, hence no reason.
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        nowhere = f"127.0.0.1:{free.getsockname()[1]}"
+    with Client(nowhere, timeout=5) as client:
+        try:
+            client.list_games()
+        except MazziereError as exc:
+            out["unreachable"] = refusal(exc)
     out["server_modules"] = sorted(name for name in sys.modules if name.split(".")[0] in ("engine", "services"))
     print(json.dumps(out))
     return 0

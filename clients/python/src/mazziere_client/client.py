@@ -146,7 +146,7 @@ class Client:
         try:
             return list(self.stub.ListGames(svc.ListGamesRequest(), timeout=self.timeout).games)
         except grpc.RpcError as exc:
-            raise MazziereError.from_rpc_error(exc) from None
+            raise MazziereError.from_rpc_error(exc) from exc
 
     def create(
         self,
@@ -169,7 +169,7 @@ class Client:
         try:
             created = self.stub.CreateTable(request, timeout=self.timeout)
         except grpc.RpcError as exc:
-            raise MazziereError.from_rpc_error(exc) from None
+            raise MazziereError.from_rpc_error(exc) from exc
         table = Table(self, created.table_id, created.state, created.seq, {k.seat: k.key for k in created.seat_keys})
         table.to_act, table.is_over, table.created = list(created.to_act), created.is_over, created
         return table
@@ -224,7 +224,7 @@ class Table:
         try:
             answer = self.client.stub.Act(request, timeout=self.client.timeout)
         except grpc.RpcError as exc:
-            raise MazziereError.from_rpc_error(exc) from None
+            raise MazziereError.from_rpc_error(exc) from exc
         self.state, self.seq, self.to_act, self.is_over = answer.state, answer.seq, list(answer.to_act), answer.is_over
         return answer
 
@@ -238,4 +238,4 @@ class Table:
         try:
             return self.client.stub.GetView(request, timeout=self.client.timeout)
         except grpc.RpcError as exc:
-            raise MazziereError.from_rpc_error(exc) from None
+            raise MazziereError.from_rpc_error(exc) from exc
