@@ -38,6 +38,9 @@ $(KUSTOMIZE): | $(BIN)/.installed
 # protoc-gen-es, tsc) and Go (buf generate with protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod).
 TS_CLIENT := clients/typescript
 GO_CLIENT := clients/go
+# The Python client (clients/python) is a distribution of its own, `pip install clients/python`, whose build
+# generates its stubs; `make lint` builds it in place (build/lib) to type-check its helper against them.
+PY_CLIENT := clients/python
 
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
@@ -69,6 +72,9 @@ lint: setup $(BUF)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	cd $(PY_CLIENT) && $(CURDIR)/$(BIN)/python setup.py --quiet build_py
+	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy -p mazziere_client
+	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy $(PY_CLIENT)/example.py $(PY_CLIENT)/tests/hand.py
 
 test: lint $(KUSTOMIZE) clients
 	$(BIN)/pytest
@@ -95,3 +101,4 @@ bench: setup
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/gen $(GO_CLIENT)/.bin
+	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info

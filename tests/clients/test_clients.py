@@ -2,11 +2,13 @@
 
 ``make test`` generates and builds them first (``make clients``: ``npm ci``, ``buf generate`` with local plugins,
 ``tsc``; the Go plugins built from the versions in clients/go/go.mod). Each client's own test runs as a
-subprocess with the server's address in ``MAZZIERE_TARGET``.
+subprocess with the server's address in ``MAZZIERE_TARGET``. The Python client is installed on its own
+(``pip install clients/python``) into a fresh virtual environment, whose interpreter runs its example and a hand.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -68,11 +70,72 @@ def run(command: list[str], cwd: Path, target: str, needs: Path) -> str:
     return output
 
 
-def test_python_example(target: str) -> None:
+# pip's words when it could not get a requirement (no index reachable, or not in the local wheels).
+UNREACHABLE = (
+    "No matching distribution found",
+    "Could not find a version that satisfies",
+    "NewConnectionError",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "ProxyError",
+)
+
+
+@pytest.fixture(scope="module")
+def client_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The interpreter of a fresh venv holding `pip install clients/python` and nothing of the server.
+
+    pip builds the wheel in an isolated environment (setuptools and grpcio-tools from the package index or
+    $PIP_FIND_LINKS) and installs grpcio, grpcio-status and protobuf; the test is skipped if it cannot get them.
+    """
+    venv = tmp_path_factory.mktemp("client-venv")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    command = [str(python), "-m", "pip", "install", "--quiet", str(CLIENTS / "python")]
+    done = subprocess.run(command, cwd=venv, capture_output=True, text=True, timeout=600)
+    output = f"$ {' '.join(command)}\n{done.stdout}\n{done.stderr}"
+    if done.returncode != 0 and any(words in output for words in UNREACHABLE):
+        pytest.skip(f"pip could not get the client's requirements (no package index or wheel cache?):\n{output}")
+    assert done.returncode == 0, output
+    return python
+
+
+def test_python_example(target: str, client_python: Path) -> None:
     example = CLIENTS / "python" / "example.py"
-    output = run([sys.executable, str(example)], ROOT, target, ROOT / "services" / "gen" / "mazziere")
+    output = run([str(client_python), str(example)], ROOT, target, example)
     assert "HAND_OVER" in output, output
     assert "refused: ABORTED, reason STALE_SEQUENCE" in output, output
+
+
+def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
+    """The helper alone (isolated mode: nothing of the checkout on sys.path): a hand, and refusals raised as
+    MazziereError with their code and reason."""
+    script = CLIENTS / "python" / "tests" / "hand.py"
+    output = run([str(client_python), "-I", str(script)], CLIENTS / "python", target, script)
+    seen = json.loads(output.splitlines()[1])
+    assert seen["server_modules"] == [], output
+    assert {"sette_e_mezzo", "saltacavallo", "trentuno"} <= set(seen["games"]), output
+    assert seen["created"] == {"seq": 0, "to_act": [1], "keys": [0, 1]}, output
+    assert seen["not_your_turn"] == {
+        "code": "FAILED_PRECONDITION",
+        "reason": "NOT_YOUR_TURN",
+        "metadata": seen["not_your_turn"]["metadata"],
+        "unchanged": True,
+    }, output
+    assert (seen["wrong_key"]["code"], seen["wrong_key"]["reason"]) == ("PERMISSION_DENIED", "SEAT_KEY_INVALID")
+    assert (seen["unknown_game"]["code"], seen["unknown_game"]["reason"]) == ("INVALID_ARGUMENT", "UNKNOWN_GAME")
+    moves = seen["moves"]
+    assert [m["kind"] for m in moves][:2] == ["DEAL", "STAKE"] and moves[0]["seat"] == 1, output
+    assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1)), output
+    assert "HAND_OVER" in [e["kind"] for e in seen["events"]], output
+    assert seen["spectator"] is False, output
+    assert seen["stale"] == {
+        "code": "ABORTED",
+        "reason": "STALE_SEQUENCE",
+        "metadata": {"expected_seq": str(len(moves) - 1), "actual_seq": str(len(moves))},
+        "is_grpc": True,
+    }, output
+    assert seen["unreachable"] == {"code": "UNAVAILABLE", "reason": None, "metadata": {}}, output
 
 
 def test_go_client(target: str) -> None:

@@ -1,0 +1,35 @@
+"""A client for Mazziere, the stateless rules engine for Italian card games (``mazziere.v1.TableService``).
+
+``Client`` holds the gRPC channel; ``Client.create`` opens a ``Table``, which keeps what a host must keep (the
+latest state token, its sequence number and every seat's key) and sends it back with each call::
+
+    from mazziere_client import Action, Client, MazziereError
+
+    with Client("localhost:50051") as client:
+        table = client.create("sette_e_mezzo", [("Anna", 100), ("Bruno", 100)])
+        seat = table.to_act[0]
+        answer = table.act(Action(seat=seat, kind="DEAL"))   # the seat's own key, expected_seq = table.seq
+        view = table.view(seat)                               # view.update.legal_actions: what it may do now
+
+A refused call raises ``MazziereError`` (``.code``, ``.reason``, ``.metadata``). The generated messages and stub
+are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grpc``, one module per proto file).
+"""
+
+from __future__ import annotations
+
+from mazziere_client.client import Client, MazziereError, Table
+from mazziere_client.v1.service_pb2 import ActResponse, CreateTableResponse, GetViewResponse
+from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
+
+__all__ = [
+    "ActResponse",
+    "Action",
+    "Client",
+    "CreateTableResponse",
+    "GetViewResponse",
+    "MazziereError",
+    "Rules",
+    "Seat",
+    "SeatKey",
+    "Table",
+]

@@ -1,0 +1,241 @@
+"""The host loop over gRPC: ``Client`` (the channel), ``Table`` (one table's latest state) and ``MazziereError``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import Protocol, Self, cast
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from mazziere_client.v1 import service_pb2 as svc
+from mazziere_client.v1 import service_pb2_grpc
+from mazziere_client.v1 import table_pb2 as pb
+
+ERROR_DOMAIN = "mazziere.v1"
+DEFAULT_TARGET = "localhost:50051"
+
+
+class TableServiceStub(Protocol):
+    """The typed face of the generated ``service_pb2_grpc.TableServiceStub``, which grpcio-tools writes untyped."""
+
+    def ListGames(self, request: svc.ListGamesRequest, *, timeout: float | None = None) -> svc.ListGamesResponse: ...
+
+    def CreateTable(
+        self, request: svc.CreateTableRequest, *, timeout: float | None = None
+    ) -> svc.CreateTableResponse: ...
+
+    def Act(self, request: svc.ActRequest, *, timeout: float | None = None) -> svc.ActResponse: ...
+
+    def GetView(self, request: svc.GetViewRequest, *, timeout: float | None = None) -> svc.GetViewResponse: ...
+
+    def Replay(self, request: svc.ReplayRequest, *, timeout: float | None = None) -> svc.ReplayResponse: ...
+
+    def StreamReplay(
+        self, request: svc.StreamReplayRequest, *, timeout: float | None = None
+    ) -> Iterator[svc.StreamReplayResponse]: ...
+
+
+class MazziereError(Exception):
+    """A call the service refused.
+
+    ``code`` is the gRPC status code; ``reason`` the ``ErrorInfo`` reason (a ``mazziere.v1.ErrorReason`` name
+    without its ``ERROR_REASON_`` prefix, e.g. ``"STALE_SEQUENCE"``), or ``None`` when the status carries no
+    ``ErrorInfo`` of domain ``mazziere.v1`` (e.g. a request over gRPC's size limit, or a server that cannot be
+    reached); ``metadata`` the ErrorInfo's specifics (e.g. ``expected_seq``, ``actual_seq``); ``retry_delay`` the
+    seconds of a ``RetryInfo`` (with ``OVERLOADED``), if any. Act on the reason, not on the message.
+    """
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str | None = None,
+        metadata: dict[str, str] | None = None,
+        retry_delay: float | None = None,
+    ) -> None:
+        super().__init__(f"{code.name} {reason or '(no reason)'}: {message}")
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.metadata = dict(metadata or {})
+        self.retry_delay = retry_delay
+
+    @classmethod
+    def from_rpc_error(cls, exc: grpc.RpcError) -> MazziereError:
+        """The error of a failed call (a ``grpc.RpcError`` that is also a ``grpc.Call``, as stubs raise)."""
+        code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
+        message = (exc.details() if isinstance(exc, grpc.Call) else None) or str(exc)
+        reason: str | None = None
+        metadata: dict[str, str] = {}
+        retry_delay: float | None = None
+        try:
+            status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
+        except ValueError:  # details whose code or message disagree with the call's: not trustworthy
+            status = None
+        details: list[any_pb2.Any] = list(status.details) if status else []
+        for detail in details:
+            info = error_details_pb2.ErrorInfo()
+            retry = error_details_pb2.RetryInfo()
+            if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == ERROR_DOMAIN:
+                reason, metadata = info.reason, dict(info.metadata)
+            elif detail.Is(retry.DESCRIPTOR) and detail.Unpack(retry):
+                retry_delay = retry.retry_delay.ToTimedelta().total_seconds()
+        return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, retry_delay)
+
+
+def _as_seat(seat: pb.Seat | tuple[str, int]) -> pb.Seat:
+    if isinstance(seat, pb.Seat):
+        return seat
+    name, chips = seat
+    return pb.Seat(name=name, chips=chips)
+
+
+def _as_rules(game: str, options: pb.Rules | Message | None) -> pb.Rules | None:
+    """``Rules`` as given, or one game's rules message (e.g. ``SetteEMezzoRules``) wrapped in ``Rules``."""
+    if options is None or isinstance(options, pb.Rules):
+        return options
+    rules = pb.Rules()
+    if game not in rules.DESCRIPTOR.fields_by_name:
+        raise ValueError(f"unknown game {game!r}: its options cannot be wrapped; pass a Rules message")
+    getattr(rules, game).CopyFrom(options)
+    return rules
+
+
+class Client:
+    """A channel to ``mazziere serve`` and the calls of ``TableService``, each raising ``MazziereError`` if refused.
+
+    ``target`` is ``host:port`` (any gRPC target, e.g. ``dns:///mazziere:50051``); the channel is plaintext unless
+    ``credentials`` are given. ``channel`` uses an existing channel instead (the client then does not close it).
+    ``timeout`` is each call's deadline in seconds (``None``: none). Use it as a context manager, or ``close()``.
+    """
+
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        *,
+        credentials: grpc.ChannelCredentials | None = None,
+        channel: grpc.Channel | None = None,
+        timeout: float | None = 10.0,
+    ) -> None:
+        self._owns_channel = channel is None
+        if channel is None:
+            channel = grpc.secure_channel(target, credentials) if credentials else grpc.insecure_channel(target)
+        self.channel = channel
+        # The generated stub, typed: also for the calls the helper does not wrap (Replay, StreamReplay).
+        make_stub: Callable[[grpc.Channel], object] = service_pb2_grpc.TableServiceStub
+        self.stub = cast(TableServiceStub, make_stub(channel))
+        self.timeout = timeout
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()
+
+    def list_games(self) -> list[pb.GameInfo]:
+        """Every game the server plays: presets, options and action kinds."""
+        try:
+            return list(self.stub.ListGames(svc.ListGamesRequest(), timeout=self.timeout).games)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
+
+    def create(
+        self,
+        game: str,
+        seats: Sequence[pb.Seat | tuple[str, int]],
+        preset: str | None = None,
+        options: pb.Rules | Message | None = None,
+        *,
+        seed: bytes | None = None,
+    ) -> Table:
+        """A new table: ``seats`` in seat order as ``Seat`` messages or ``(name, chips)`` pairs; ``preset`` by name
+        (``None``: the game's default); ``options`` a ``Rules`` or the game's own rules message (e.g.
+        ``SetteEMezzoRules(stake_max=50)``) holding the overrides; ``seed`` only for tests and replays."""
+        request = svc.CreateTableRequest(game=game, preset=preset or "", seats=[_as_seat(s) for s in seats])
+        rules = _as_rules(game, options)
+        if rules is not None:
+            request.options.CopyFrom(rules)
+        if seed is not None:
+            request.seed = seed
+        try:
+            created = self.stub.CreateTable(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
+        table = Table(self, created.table_id, created.state, created.seq, {k.seat: k.key for k in created.seat_keys})
+        table.to_act, table.is_over, table.created = list(created.to_act), created.is_over, created
+        return table
+
+
+class Table:
+    """One table as a host keeps it: ``table_id``, the latest ``state`` token and its ``seq``, every seat's key.
+
+    ``act`` sends the latest state with ``expected_seq = seq`` and, once the move is accepted, keeps the new state
+    and sequence number; a refused move changes nothing. A host that stored a table builds it again with
+    ``Table(client, table_id, state, seq, seat_keys)``. Not for use from several threads at once.
+    """
+
+    def __init__(
+        self, client: Client, table_id: str, state: bytes, seq: int, seat_keys: dict[int, str] | None = None
+    ) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.state = state
+        self.seq = seq
+        self.seat_keys = dict(seat_keys or {})
+        self.to_act: list[int] = []
+        self.is_over = False
+        self.created: svc.CreateTableResponse | None = None
+
+    def key(self, seat: int) -> str:
+        """The seat's key ("" when unknown, e.g. on a server in trusted mode, which issues none)."""
+        return self.seat_keys.get(seat, "")
+
+    def act(
+        self,
+        action: pb.Action,
+        seat_key: str | None = None,
+        *,
+        viewers: Iterable[int] = (),
+        include_spectator: bool = False,
+    ) -> svc.ActResponse:
+        """Plays ``action`` with the acting seat's key (``None``: the one this table holds for ``action.seat``).
+
+        The answer's ``updates`` are the acting seat's, then the spectator's (``include_spectator``), then one per
+        seat of ``viewers`` (their keys from this table). Raises ``MazziereError`` if the move is refused.
+        """
+        request = svc.ActRequest(
+            table_id=self.table_id,
+            state=self.state,
+            expected_seq=self.seq,
+            action=action,
+            seat_key=self.key(action.seat) if seat_key is None else seat_key,
+            viewers=[pb.SeatKey(seat=seat, key=self.key(seat)) for seat in viewers],
+            include_spectator=include_spectator,
+        )
+        try:
+            answer = self.client.stub.Act(request, timeout=self.client.timeout)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
+        self.state, self.seq, self.to_act, self.is_over = answer.state, answer.seq, list(answer.to_act), answer.is_over
+        return answer
+
+    def view(self, seat: int | None, seat_key: str | None = None) -> svc.GetViewResponse:
+        """What ``seat`` may see of the latest state and may do now (``update.legal_actions``), with its key
+        (``None``: the one this table holds); ``seat=None`` asks for the spectator's view, which needs no key."""
+        request = svc.GetViewRequest(table_id=self.table_id, state=self.state)
+        if seat is not None:
+            request.seat = seat
+            request.seat_key = self.key(seat) if seat_key is None else seat_key
+        try:
+            return self.client.stub.GetView(request, timeout=self.client.timeout)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
