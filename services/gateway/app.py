@@ -342,8 +342,7 @@ class Observe:
             )
             await send({"type": "http.response.body", "body": error.json()})
         finally:
-            route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
+            template = _route_template(scope)
             method = scope["method"] if scope["method"] in _METHODS else "other"
             elapsed = time.perf_counter() - start
             self.requests.labels(method, template, str(status)).inc()
@@ -357,6 +356,15 @@ class Observe:
                     duration_ms=round(elapsed * 1000, 3),
                     request_id=request_id,
                 )
+
+
+def _route_template(scope: Scope) -> str:
+    """The label of the route that answered: its template, the path of a plain route (the OpenAPI document), the
+    mount of a file route (Swagger UI's files), or ``unmatched``: never a caller's free text."""
+    template = getattr(scope.get("route"), "path", None)
+    if template is None and "endpoint" in scope:
+        template = scope.get("root_path") or scope.get("path")
+    return str(template or "unmatched")
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------------

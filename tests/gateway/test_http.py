@@ -15,6 +15,7 @@ import pytest
 from grpc_health.v1 import health_pb2
 from prometheus_client import generate_latest
 
+from services.gateway.app import SWAGGER_UI_STATIC
 from services.server import SERVICE_NAME
 from tests.gateway.conftest import KEYS, ORIGIN, Gateway, free_port, wait_http
 from tests.gateway.helpers import Api, error
@@ -231,3 +232,12 @@ def test_mazziere_serve_runs_grpc_and_rest_and_stops_on_sigterm(
     assert any('"event": "call"' in line for line in lines), logs  # the gRPC handler's line
     assert any('"event": "http_request"' in line for line in lines), logs  # the gateway's line
     assert '"event": "stopped"' in logs
+
+
+def test_the_document_and_its_pages_are_counted_by_their_own_routes(gateway: Gateway) -> None:
+    for path in ("/openapi.json", "/docs", f"{SWAGGER_UI_STATIC}/swagger-ui.css"):
+        assert gateway.http.get(path).status_code == 200, path
+    text = metrics_text(gateway)
+    assert re.search(rf'http_requests_total\{{method="GET",route="{SWAGGER_UI_STATIC}",status="200"\}} [1-9]', text)
+    assert re.search(r'http_requests_total\{method="GET",route="/openapi.json",status="200"\} [1-9]', text)
+    assert re.search(r'http_requests_total\{method="GET",route="/docs",status="200"\} [1-9]', text)
