@@ -359,12 +359,17 @@ class Observe:
 
 
 def _route_template(scope: Scope) -> str:
-    """The label of the route that answered: its template, the path of a plain route (the OpenAPI document), the
-    mount of a file route (Swagger UI's files), or ``unmatched``: never a caller's free text."""
+    """The label of the route that answered: its template, the OpenAPI document's path, the mount of Swagger UI's
+    files, or ``unmatched``; never a caller's free text (a file name under the mount is not a label)."""
     template = getattr(scope.get("route"), "path", None)
-    if template is None and "endpoint" in scope:
-        template = scope.get("root_path") or scope.get("path")
-    return str(template or "unmatched")
+    if template is not None:
+        return str(template)
+    path: str = scope.get("path", "")
+    if path == "/openapi.json":
+        return path
+    if path.startswith(SWAGGER_UI_STATIC + "/"):
+        return SWAGGER_UI_STATIC
+    return "unmatched"
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------------
