@@ -101,6 +101,23 @@ class Route:
         return GetMessageClass(self.method.output_type)
 
 
+_REPLAY_EXAMPLE = {
+    "replay": {
+        "summary": "A table created with a seed, and its first action (seat 0, the first bank, deals)",
+        "value": {
+            "create": {
+                "game": "sette_e_mezzo",
+                "seats": [{"name": "Anna", "chips": "100"}, {"name": "Bruno", "chips": "100"}],
+                "seed": "c2VlZA==",
+            },
+            "tableId": "t_replay",
+            "actions": [{"kind": "DEAL"}],
+        },
+    }
+}
+"""The request example of Replay and StreamReplay (they take the same fields)."""
+
+
 ROUTES = [
     Route(
         "ListGames",
@@ -224,20 +241,7 @@ ROUTES = [
         "POST",
         "/v1/tables:replay",
         "Play a whole table again from its creation request (with the seed) and its actions",
-        {
-            "replay": {
-                "summary": "A table created with a seed, and its first action (seat 0, the first bank, deals)",
-                "value": {
-                    "create": {
-                        "game": "sette_e_mezzo",
-                        "seats": [{"name": "Anna", "chips": "100"}, {"name": "Bruno", "chips": "100"}],
-                        "seed": "c2VlZA==",
-                    },
-                    "tableId": "t_replay",
-                    "actions": [{"kind": "DEAL"}],
-                },
-            }
-        },
+        _REPLAY_EXAMPLE,
         answer={"steps": [{"updates": [_FIRST_UPDATE], "toAct": [0]}, _REPLAY_STEP]},
     ),
     Route(
@@ -245,20 +249,7 @@ ROUTES = [
         "POST",
         "/v1/tables:streamReplay",
         "Replay, streamed: one JSON StreamReplayResponse per line (NDJSON), the creation step first",
-        {
-            "replay": {
-                "summary": "A table created with a seed, and its first action (seat 0, the first bank, deals)",
-                "value": {
-                    "create": {
-                        "game": "sette_e_mezzo",
-                        "seats": [{"name": "Anna", "chips": "100"}, {"name": "Bruno", "chips": "100"}],
-                        "seed": "c2VlZA==",
-                    },
-                    "tableId": "t_replay",
-                    "actions": [{"kind": "DEAL"}],
-                },
-            }
-        },
+        _REPLAY_EXAMPLE,
         streaming=True,
         answer={"step": _REPLAY_STEP},
     ),

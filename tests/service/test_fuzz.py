@@ -21,8 +21,7 @@ from google.protobuf.message import Message
 
 from services.gen.mazziere.v1 import service_pb2 as svc
 from services.gen.mazziere.v1 import table_pb2 as pb
-from tests.service.conftest import KEYS
-from tests.service.test_process import ROOT, free_port, metric
+from tests.service.test_process import ROOT, free_port, metric, server_env
 from tests.service.test_wire import rss_mib
 
 Code = grpc.StatusCode
@@ -171,15 +170,7 @@ def outcome(pending: tuple[str, Any]) -> Code:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
 def test_random_and_mutated_bodies_never_make_an_internal_error(tmp_path: Path) -> None:
     port, metrics_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "MAZZIERE_HOST": "127.0.0.1",
-        "MAZZIERE_PORT": str(port),
-        "MAZZIERE_METRICS_PORT": str(metrics_port),
-        "MAZZIERE_SEAL_KEYS": KEYS,
-        "MAZZIERE_REST_PORT": "0",
-        "MAZZIERE_LOG_CALLS": "false",
-    }
+    env = server_env(port, metrics_port, log_calls="false")
     log = tmp_path / "server.log"
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, stderr=err)

@@ -25,6 +25,20 @@ from tests.service.conftest import KEYS
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def server_env(port: int, metrics_port: int, **settings: str) -> dict[str, str]:
+    """The environment of a gRPC-only server process on 127.0.0.1 with the test keys, and ``settings``
+    (``MAZZIERE_`` + the upper-case name: ``server_kind="aio"`` is ``MAZZIERE_SERVER_KIND=aio``)."""
+    return {
+        **os.environ,
+        "MAZZIERE_HOST": "127.0.0.1",
+        "MAZZIERE_PORT": str(port),
+        "MAZZIERE_METRICS_PORT": str(metrics_port),
+        "MAZZIERE_SEAL_KEYS": KEYS,
+        "MAZZIERE_REST_PORT": "0",  # the REST gateway has tests of its own
+        **{f"MAZZIERE_{name.upper()}": value for name, value in settings.items()},
+    }
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -59,16 +73,7 @@ def listening_hosts(port: int) -> set[str]:
 def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
     port, metrics_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "MAZZIERE_HOST": "127.0.0.1",
-        "MAZZIERE_PORT": str(port),
-        "MAZZIERE_METRICS_PORT": str(metrics_port),
-        "MAZZIERE_SEAL_KEYS": KEYS,
-        "MAZZIERE_SERVER_KIND": kind,
-        "MAZZIERE_DRAIN_SECONDS": "3",  # room for the calls below on a loaded machine
-        "MAZZIERE_REST_PORT": "0",  # the REST gateway has tests of its own
-    }
+    env = server_env(port, metrics_port, server_kind=kind, drain_seconds="3")  # drain: room for the calls below
     proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")

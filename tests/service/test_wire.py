@@ -3,7 +3,6 @@ leaving no memory behind (grpcio's own deserialization failure leaks on the thre
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +11,9 @@ import grpc
 import pytest
 
 from services.gen.mazziere.v1 import service_pb2 as svc
-from tests.service.conftest import KEYS, Running
+from tests.service.conftest import Running
 from tests.service.helpers import error_info
-from tests.service.test_process import ROOT, free_port, metric
+from tests.service.test_process import ROOT, free_port, metric, server_env
 
 Code = grpc.StatusCode
 METHODS = [m.name for m in svc.DESCRIPTOR.services_by_name["TableService"].methods]
@@ -63,15 +62,7 @@ def rss_mib(pid: int) -> float:
 @pytest.mark.parametrize("kind", ["thread", "aio"])
 def test_garbage_bodies_leave_memory_flat(kind: str, tmp_path: Path) -> None:
     port, metrics_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "MAZZIERE_HOST": "127.0.0.1",
-        "MAZZIERE_PORT": str(port),
-        "MAZZIERE_METRICS_PORT": str(metrics_port),
-        "MAZZIERE_SEAL_KEYS": KEYS,
-        "MAZZIERE_SERVER_KIND": kind,
-        "MAZZIERE_REST_PORT": "0",
-    }
+    env = server_env(port, metrics_port, server_kind=kind)
     log = tmp_path / "server.log"
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, stderr=err)
