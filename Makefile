@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clients bench clean golden mutate
+.PHONY: setup run test lint clients generate-go bench clean golden mutate
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,8 @@ $(KUSTOMIZE): | $(BIN)/.installed
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	touch $@
 
-# The generated clients (clients/README.md), not kept in git: TypeScript (npm ci, buf generate with the pinned
-# protoc-gen-es, tsc) and Go (buf generate with protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod).
+# The generated clients (clients/README.md): TypeScript (npm ci, buf generate with the pinned protoc-gen-es, tsc;
+# not kept in git) and Go (protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod; its code is in git).
 TS_CLIENT := clients/typescript
 GO_CLIENT := clients/go
 # The Python client (clients/python) is a distribution of its own, `pip install clients/python`, whose build
@@ -51,13 +51,18 @@ $(TS_CLIENT)/dist/.built: $(TS_CLIENT)/node_modules/.installed $(TS_CLIENT)/buf.
 	cd $(TS_CLIENT) && npm run --silent generate && npm run --silent build
 	touch $@
 
-$(GO_CLIENT)/gen/.generated: $(BUF) $(GO_CLIENT)/go.mod $(GO_CLIENT)/buf.gen.yaml $(wildcard protos/mazziere/v1/*.proto)
-	@command -v go > /dev/null || { echo "make: Go is needed to generate the Go client"; exit 1; }
+# The Go plugins, built from the versions pinned in clients/go/go.mod. The Go code they make is kept in git
+# (`go get` fetches it from the repository): `make generate-go` rewrites it after a change to the protos, and
+# tests/clients/test_generated_code.py regenerates it into a temporary folder and fails on any difference.
+$(GO_CLIENT)/.bin/.installed: $(GO_CLIENT)/go.mod $(GO_CLIENT)/go.sum
+	@command -v go > /dev/null || { echo "make: Go is needed to build the Go client's protoc plugins"; exit 1; }
 	cd $(GO_CLIENT) && GOBIN=$(CURDIR)/$(GO_CLIENT)/.bin GOTOOLCHAIN=local go install tool
-	cd $(GO_CLIENT) && $(CURDIR)/$(BUF) generate
 	touch $@
 
-clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/gen/.generated
+generate-go: $(BUF) $(GO_CLIENT)/.bin/.installed
+	cd $(GO_CLIENT) && $(CURDIR)/$(BUF) generate
+
+clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/.bin/.installed
 
 setup: $(BIN)/.installed $(GEN)
 
@@ -100,5 +105,5 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
-	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/gen $(GO_CLIENT)/.bin
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/.bin
 	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info

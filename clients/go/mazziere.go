@@ -1,5 +1,5 @@
 // Package mazziere is a thin layer over the generated gRPC client of mazziere.v1.TableService (in gen/mazziere/v1,
-// made by `make clients`): a connection helper and the ErrorInfo of a refused call.
+// kept in git, rewritten by `make generate-go`): a connection helper and the ErrorInfo of a refused call.
 package mazziere
 
 import (
