@@ -16,7 +16,7 @@ BUF := node_modules/.bin/buf
 
 # Python code from the protobuf contract (grpcio-tools, installed above); not kept in git.
 $(GEN): $(BIN)/.installed $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
-	$(BIN)/python -m services.codegen
+	$(BIN)/python services/codegen.py
 	touch $@
 
 # The buf CLI (lint and breaking-change checks of the contract) and Redocly CLI (lint of the REST gateway's
@@ -76,6 +76,9 @@ lint: setup $(BUF)
 	else echo "buf breaking: no previous commit with protos; skipped"; fi
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	mkdir -p build/typecheck/mazziere
+	ln -sfn ../../../engine build/typecheck/mazziere/engine
+	ln -sfn ../../../services build/typecheck/mazziere/services
 	$(BIN)/mypy
 	cd $(PY_CLIENT) && $(CURDIR)/$(BIN)/python setup.py --quiet build_py
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy -p mazziere_client

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import engine
 from bench.goals import verdict
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring
-from services.servicer import Call, TableCore, _action, _update
+from mazziere import engine
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.sealing import Keyring
+from mazziere.services.servicer import Call, TableCore, _action, _update
 
 GOAL_US = 60.0
 """The goal: a whole ``TableCore.act`` (memo miss, sealed token) in at most this many microseconds."""

@@ -14,15 +14,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-import engine
-from engine import codec, validate, values, visibility, wire
-from engine.cards import ALL_CARDS, FRENCH_32
-from engine.games.saltacavallo.rules import MAX_SEATS as SALTACAVALLO_SEATS
-from engine.games.sette_e_mezzo import game as sette_e_mezzo_game
-from engine.games.sette_e_mezzo import points
-from engine.games.sette_e_mezzo.rules import CLASSICO
-from engine.games.trentuno import game as trentuno_game
-from engine.visibility import Audience
+from mazziere import engine
+from mazziere.engine import codec, validate, values, visibility, wire
+from mazziere.engine.cards import ALL_CARDS, FRENCH_32
+from mazziere.engine.games.saltacavallo.rules import MAX_SEATS as SALTACAVALLO_SEATS
+from mazziere.engine.games.sette_e_mezzo import game as sette_e_mezzo_game
+from mazziere.engine.games.sette_e_mezzo import points
+from mazziere.engine.games.sette_e_mezzo.rules import CLASSICO
+from mazziere.engine.games.trentuno import game as trentuno_game
+from mazziere.engine.visibility import Audience
 
 
 @dataclass

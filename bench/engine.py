@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import engine
 from bench.goals import verdict
-from engine.table import Action, Seat
+from mazziere import engine
+from mazziere.engine.table import Action, Seat
 
 ROUND_SECONDS = 1.0
 ROUNDS = 11

@@ -33,7 +33,7 @@ import grpc
 
 from bench.act import mid_hand_request
 from bench.goals import verdict
-from services.config import Config
+from mazziere.services.config import Config
 
 ECHO_SERVICE = "mazziere.bench.v1.EchoService"
 GOAL = 0.8
@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _serve(kind: str, port: int, keys: str, log_calls: bool) -> None:
-    from services.config import Config
-    from services.logs import configure
-    from services.server import Method, serve
+    from mazziere.services.config import Config
+    from mazziere.services.logs import configure
+    from mazziere.services.server import Method, serve
 
     configure("warning" if not log_calls else "info")
     echo = Method(ECHO_SERVICE, "Echo", lambda request, call: request, None, None)
@@ -71,8 +71,8 @@ def _frame(message: bytes) -> bytes:
 
 def _act_request(keys: str) -> bytes:
     """A valid ActRequest in the middle of a Sette e mezzo hand, sealed under the server's keys (``bench.act``)."""
-    from services.sealing import Keyring
-    from services.servicer import TableCore
+    from mazziere.services.sealing import Keyring
+    from mazziere.services.servicer import TableCore
 
     return mid_hand_request(TableCore(Keyring.parse(keys))).SerializeToString()
 

@@ -48,11 +48,11 @@ GAME, SEATS, WARMUP_MOVES = "sette_e_mezzo", 4, 6
 def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
     import uvloop
 
-    from services.gateway.app import create_app
-    from services.gateway.config import GatewayConfig
-    from services.gateway.run import RestServer, bind, embedded_backend
-    from services.logs import configure
-    from services.server import App, ThreadServer
+    from mazziere.services.gateway.app import create_app
+    from mazziere.services.gateway.config import GatewayConfig
+    from mazziere.services.gateway.run import RestServer, bind, embedded_backend
+    from mazziere.services.logs import configure
+    from mazziere.services.server import App, ThreadServer
 
     configure("info" if log_calls else "warning")
     config = replace(
@@ -205,13 +205,13 @@ def bench(embedded: str, rounds: int, seconds: int, connections: int, log_calls:
 def _backends(rounds: int, calls: int) -> None:
     import asyncio
 
-    from services.gateway.backend import ChannelBackend, InProcessBackend
-    from services.gateway.config import GatewayConfig
-    from services.gateway.run import channel_methods
-    from services.gen.mazziere.v1 import service_pb2 as svc
-    from services.gen.mazziere.v1 import table_pb2 as pb
-    from services.server import App, ThreadServer
-    from services.servicer import Call
+    from mazziere.services.gateway.backend import ChannelBackend, InProcessBackend
+    from mazziere.services.gateway.config import GatewayConfig
+    from mazziere.services.gateway.run import channel_methods
+    from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+    from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+    from mazziere.services.server import App, ThreadServer
+    from mazziere.services.servicer import Call
 
     os.sched_setaffinity(0, {0})
     keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"

@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import engine
 from bench.act import mid_hand_request
 from bench.goals import verdict
-from services.sealing import Keyring
-from services.servicer import TableCore, _action
+from mazziere import engine
+from mazziere.services.sealing import Keyring
+from mazziere.services.servicer import TableCore, _action
 
 GOAL = 10.0
 ROUNDS = 11

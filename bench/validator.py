@@ -12,9 +12,9 @@ import random
 import timeit
 from typing import Any
 
-import engine
-from engine import validate
-from engine.table import Action, Seat
+from mazziere import engine
+from mazziere.engine import validate
+from mazziere.engine.table import Action, Seat
 
 CALLS = 1_000
 ROUNDS = 200

@@ -1,6 +1,6 @@
 """Mazziere's rules engine: pure functions over immutable table states.
 
->>> import engine
+>>> from mazziere import engine
 >>> out = engine.new_table("sette_e_mezzo", [engine.Seat("Ada", 100), engine.Seat("Bruno", 100)], seed=b"demo")
 >>> state = out.state
 >>> engine.is_over(state)
@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine import validate, wire
-from engine.cards import Card, parse_cards
-from engine.errors import Reason, Rejected
-from engine.registry import all_games, get_game
-from engine.rules import with_options
-from engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
-from engine.visibility import Viewer, redact
+from mazziere.engine import validate, wire
+from mazziere.engine.cards import Card, parse_cards
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.registry import all_games, get_game
+from mazziere.engine.rules import with_options
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.visibility import Viewer, redact
 
 __all__ = [
     "Action",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from engine.errors import Reason, Rejected
+from mazziere.engine.errors import Reason, Rejected
 
 
 class Suit(Enum):

@@ -19,10 +19,10 @@ from typing import Any
 
 import msgspec
 
-from engine.cards import Card
-from engine.errors import Reason, Rejected
-from engine.values import field_names, is_value
-from engine.visibility import PUBLIC, Audience, TableCard
+from mazziere.engine.cards import Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.values import field_names, is_value
+from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 
 
 def to_data(value: Any) -> Any:

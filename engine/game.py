@@ -6,11 +6,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from engine.errors import Reason, Rejected
-from engine.rules import RuleProfile
-from engine.table import Action, LegalAction, Outcome, Seat, TableState
-from engine.values import replace
-from engine.visibility import Viewer
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.rules import RuleProfile
+from mazziere.engine.table import Action, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.values import replace
+from mazziere.engine.visibility import Viewer
 
 S = TypeVar("S", bound=TableState)
 R = TypeVar("R", bound=RuleProfile)
@@ -67,7 +67,7 @@ class Game(ABC, Generic[S, R]):
 
         A game overrides it (in its ``validate`` module); this default checks only the shared header.
         """
-        from engine.validate import check_header  # engine.validate imports the registry, which imports this
+        from mazziere.engine.validate import check_header  # engine.validate imports the registry, which imports this
 
         check_header(state, self.rules_type, 1, 1 << 16)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.values import Value
+from mazziere.engine.values import Value
 
 POT = -1
 """The party number of the table's pot."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import Reason, Rejected
-from engine.game import Game
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.game import Game
 
 GAMES: dict[str, Game[Any, Any]] = {}
 
@@ -32,4 +32,4 @@ def all_games() -> tuple[Game[Any, Any], ...]:
 
 
 def _load() -> None:
-    import engine.games  # noqa: F401  (registers every game on first use)
+    import mazziere.engine.games  # noqa: F401  (registers every game on first use)

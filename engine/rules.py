@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, TypeVar
 
-from engine import codec
-from engine.errors import Reason, Rejected
+from mazziere.engine import codec
+from mazziere.engine.errors import Reason, Rejected
 
 
 class RuleProfile(Protocol):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import Card
-from engine.ledger import Transfer
-from engine.values import Value
-from engine.visibility import PUBLIC, Audience, TableCard
+from mazziere.engine.cards import Card
+from mazziere.engine.ledger import Transfer
+from mazziere.engine.values import Value
+from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 
 
 class Seat(Value, frozen=True):

@@ -5,7 +5,7 @@ counts and per-seat lengths, seats in range, counters, money where the rules bou
 exactly once, the phase agreeing with the rest), so that no loop or index of the game can run off a bad state.
 Each game implements :meth:`engine.game.Game.check_state` in its own ``validate`` module with the helpers here.
 
->>> import engine
+>>> from mazziere import engine
 >>> state = engine.new_table("trentuno", [engine.Seat(n, 10) for n in "abc"], seed=b"s").state
 >>> check_state(state)
 """
@@ -16,10 +16,10 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from engine.cards import Card
-from engine.errors import Reason, Rejected
-from engine.registry import get_game
-from engine.table import TableState
+from mazziere.engine.cards import Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.registry import get_game
+from mazziere.engine.table import TableState
 
 S = TypeVar("S", bound=TableState)
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import Any, TypeVar
 
-from engine.cards import ALL_CARDS, Card
-from engine.values import field_names, is_value, replace
+from mazziere.engine.cards import ALL_CARDS, Card
+from mazziere.engine.values import field_names, is_value, replace
 
 T = TypeVar("T")
 
@@ -187,7 +187,7 @@ def redact_events(events: tuple[Any, ...], viewer: Viewer) -> tuple[Any, ...]:
 
 @cache
 def _events_redactor() -> Redactor:
-    from engine.table import Event  # events are built on audiences and table cards: imported once, late
+    from mazziere.engine.table import Event  # events are built on audiences and table cards: imported once, late
 
     redactor = _redactor(tuple[Event, ...])
     assert redactor is not None

@@ -28,14 +28,14 @@ from typing import Any
 
 import msgspec
 
-from engine import codec, visibility
-from engine.cards import ALL_CARDS, Card
-from engine.errors import Reason, Rejected
-from engine.registry import get_game
-from engine.rules import with_options
-from engine.table import TableState
-from engine.values import field_names, is_value
-from engine.visibility import TableCard
+from mazziere.engine import codec, visibility
+from mazziere.engine.cards import ALL_CARDS, Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.registry import get_game
+from mazziere.engine.rules import with_options
+from mazziere.engine.table import TableState
+from mazziere.engine.values import field_names, is_value
+from mazziere.engine.visibility import TableCard
 
 FORMAT = 2
 """The byte form's version (1 was JSON text)."""

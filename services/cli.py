@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from services.config import ConfigError
-from services.gateway.config import GatewayConfig
-from services.logs import configure, get_logger
+from mazziere.services.config import ConfigError
+from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.logs import configure, get_logger
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
     args = parser.parse_args(argv)
     if args.command == "new-key":
-        from services.sealing import new_key_entry
+        from mazziere.services.sealing import new_key_entry
 
         print(new_key_entry())
         return 0
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mazziere: {exc}", file=sys.stderr)
         return 2
     configure(config.log_level)
-    from services.gateway.run import serve_embedded, serve_split
+    from mazziere.services.gateway.run import serve_embedded, serve_split
 
     try:
         if args.command == "gateway":

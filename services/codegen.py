@@ -1,7 +1,8 @@
 """Generate the Python protobuf and gRPC modules from ``protos/`` into ``services/gen``.
 
-Run by ``make setup`` (``python -m services.codegen``) and by the image's build. The generated modules import
-each other as ``services.gen.mazziere.v1``, so they need nothing on ``sys.path`` beyond the project itself.
+Run by ``make setup`` and by the image's build as ``python services/codegen.py``: it imports nothing of the
+project, so it runs before the project is installed. The generated modules import
+each other as ``mazziere.services.gen.mazziere.v1`` (the installed name of ``services/gen``).
 Beside them goes ``comments.json``: the contract's leading comments by full name (from protoc's descriptor set
 with source info), which the REST gateway's OpenAPI document uses as descriptions without ``protos/``.
 """
@@ -20,6 +21,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
 OUT = ROOT / "services" / "gen"
+COMMENTS_FILE = "comments.json"
+"""The contract's comments, beside the generated modules (read by :mod:`services.gateway.comments`)."""
 
 
 def main() -> int:
@@ -44,8 +47,8 @@ def main() -> int:
         return 1
     for path in OUT.rglob("*.py*"):
         text = path.read_text()
-        fixed = re.sub(r"^from mazziere\.", "from services.gen.mazziere.", text, flags=re.MULTILINE)
-        fixed = re.sub(r"^import mazziere\.", "import services.gen.mazziere.", fixed, flags=re.MULTILINE)
+        fixed = re.sub(r"^from mazziere\.", "from mazziere.services.gen.mazziere.", text, flags=re.MULTILINE)
+        fixed = re.sub(r"^import mazziere\.", "import mazziere.services.gen.mazziere.", fixed, flags=re.MULTILINE)
         if fixed != text:
             path.write_text(fixed)
     for folder in [OUT, *(p for p in OUT.rglob("*") if p.is_dir())]:
@@ -60,8 +63,6 @@ def write_comments(protoc: Any, includes: list[str], files: list[str]) -> int:
     """``services/gen/comments.json``: every leading comment of the contract, by full name."""
     from google.protobuf import descriptor_pb2
 
-    from services.gateway.comments import COMMENTS_FILE, comments_of
-
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "set.pb"
         if protoc.main(["protoc", *includes, "--include_source_info", f"--descriptor_set_out={out}", *files]) != 0:
@@ -71,6 +72,41 @@ def write_comments(protoc: Any, includes: list[str], files: list[str]) -> int:
     notes = comments_of(fds)
     (OUT / COMMENTS_FILE).write_text(json.dumps(notes, indent=0, sort_keys=True, ensure_ascii=False) + "\n")
     return 0
+
+
+def comments_of(fds: Any) -> dict[str, str]:
+    """The leading comments of a ``FileDescriptorSet`` built with ``--include_source_info``, by full name."""
+    notes: dict[str, str] = {}
+    for f in fds.file:
+        names: dict[tuple[int, ...], str] = {}
+        _walk_messages(f.message_type, f.package, (4,), names)
+        for i, enum in enumerate(f.enum_type):
+            _walk_enum(enum, f.package, (5, i), names)
+        for loc in f.source_code_info.location:
+            name = names.get(tuple(loc.path))
+            text = " ".join(line.strip() for line in loc.leading_comments.strip().splitlines())
+            if name and text:
+                notes[name] = text
+    return notes
+
+
+def _walk_messages(messages: Any, scope: str, path: tuple[int, ...], names: dict[tuple[int, ...], str]) -> None:
+    for i, msg in enumerate(messages):
+        full = f"{scope}.{msg.name}"
+        here = (*path, i)
+        names[here] = full
+        for j, field in enumerate(msg.field):
+            names[(*here, 2, j)] = f"{full}.{field.name}"
+        _walk_messages(msg.nested_type, full, (*here, 3), names)
+        for k, enum in enumerate(msg.enum_type):
+            _walk_enum(enum, full, (*here, 4, k), names)
+
+
+def _walk_enum(enum: Any, scope: str, path: tuple[int, ...], names: dict[tuple[int, ...], str]) -> None:
+    full = f"{scope}.{enum.name}"
+    names[path] = full
+    for j, value in enumerate(enum.value):
+        names[(*path, 2, j)] = f"{scope}.{value.name}"
 
 
 if __name__ == "__main__":

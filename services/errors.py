@@ -14,7 +14,7 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-from engine.errors import Reason, Rejected
+from mazziere.engine.errors import Reason, Rejected
 
 DOMAIN = "mazziere.v1"
 STATUS_DETAILS_KEY = "grpc-status-details-bin"

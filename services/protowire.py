@@ -19,9 +19,9 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message_factory import GetMessageClass
 
-from engine.cards import Card
-from engine.visibility import Audience, TableCard
-from services.codec import enum_prefix
+from mazziere.engine.cards import Card
+from mazziere.engine.visibility import Audience, TableCard
+from mazziere.services.codec import enum_prefix
 
 Writer = Callable[[Any], bytes]
 

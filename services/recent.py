@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from engine.table import TableState
+from mazziere.engine.table import TableState
 
 STATE_BYTES_PER_TOKEN_BYTE = 8
 """A decoded state takes about this many bytes of memory per byte of its token (measured: 5-7)."""

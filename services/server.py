@@ -24,14 +24,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_status import rpc_status
 
-from services.config import Config
-from services.errors import ServiceError, ServiceReason
-from services.gen.mazziere.v1 import errors_pb2
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.logs import get_logger
-from services.metrics import Metrics
-from services.sealing import Keyring
-from services.servicer import Call, TableCore, served_games
+from mazziere.services.config import Config
+from mazziere.services.errors import ServiceError, ServiceReason
+from mazziere.services.gen.mazziere.v1 import errors_pb2
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.logs import get_logger
+from mazziere.services.metrics import Metrics
+from mazziere.services.sealing import Keyring
+from mazziere.services.servicer import Call, TableCore, served_games
 
 SERVICE_NAME = "mazziere.v1.TableService"
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"

@@ -19,18 +19,18 @@ from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
-import engine
-from engine.ledger import Transfer
-from engine.rules import describe
-from engine.table import Outcome, TableState
-from engine.visibility import Viewer, redact_events
-from services import protowire
-from services.codec import to_plain, to_proto
-from services.errors import ServiceError, ServiceReason
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.recent import RecentStates
-from services.sealing import Keyring, OldTokenError, TokenError
+from mazziere import engine
+from mazziere.engine.ledger import Transfer
+from mazziere.engine.rules import describe
+from mazziere.engine.table import Outcome, TableState
+from mazziere.engine.visibility import Viewer, redact_events
+from mazziere.services import protowire
+from mazziere.services.codec import to_plain, to_proto
+from mazziere.services.errors import ServiceError, ServiceReason
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.recent import RecentStates
+from mazziere.services.sealing import Keyring, OldTokenError, TokenError
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
 _VIEW_TAGS = {name: protowire.tag(fd.number, 2) for name, fd in _VIEW_FIELDS.items()}

@@ -1,8 +1,49 @@
-"""Suite-wide setup: tests and the servers they start see the documented defaults, whatever the machine sets."""
+"""Suite-wide setup: tests and the servers they start see the documented defaults, whatever the machine sets.
+
+The folders engine/ and services/ are the packages ``mazziere.engine`` and ``mazziere.services``. Imported by
+their folder names (the repository root is on ``sys.path`` in tests) they would load a second, separate copy,
+so such an import fails at once; except under ``make mutate``, whose mutated copy of engine/ in mutants/ is
+known by its folder name: there ``mazziere.engine.*`` is that copy, under both names.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.util
 import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+MUTATING = Path(__file__).resolve().parents[1].name == "mutants"
+
+
+class _NamespacedOnly(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> None:
+        if name in ("engine", "services"):
+            raise ImportError(f"import mazziere.{name}, not {name}: the folder {name}/ installs as mazziere.{name}")
+
+
+class _MutatedEngine(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``mazziere.engine.x`` is the module ``engine.x`` of mutants/, the one mutmut mutated."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if name != "mazziere.engine" and not name.startswith("mazziere.engine."):
+            return None
+        module = importlib.import_module(name.removeprefix("mazziere."))
+        return importlib.util.spec_from_loader(name, self, is_package=hasattr(module, "__path__"))
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        return sys.modules[spec.name.removeprefix("mazziere.")]
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Already run under its folder name."""
+
+
+sys.meta_path.insert(0, _MutatedEngine() if MUTATING else _NamespacedOnly())
 
 for name in [n for n in os.environ if n.startswith("MAZZIERE_")]:
     del os.environ[name]

@@ -12,12 +12,12 @@ from typing import Any, TypeVar
 import msgspec
 import pytest
 
-import engine
-from engine import chance, values
-from engine.cards import Card, parse_cards
-from engine.table import Action, LegalAction
-from engine.validate import check_state
-from engine.values import field_names, is_value
+from mazziere import engine
+from mazziere.engine import chance, values
+from mazziere.engine.cards import Card, parse_cards
+from mazziere.engine.table import Action, LegalAction
+from mazziere.engine.validate import check_state
+from mazziere.engine.values import field_names, is_value
 
 
 def with_rules_version(raw: bytes, version: int) -> bytes:

@@ -26,14 +26,14 @@ from starlette.requests import ClientDisconnect
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.gateway import protojson
-from services.gateway.backend import Backend
-from services.gateway.comments import proto_comments
-from services.gateway.config import GatewayConfig
-from services.gateway.errors import GatewayError, plain_error
-from services.gateway.routes import ROUTES, Route
-from services.gateway.schema import Schema, message_schemas, ref
-from services.logs import get_logger
+from mazziere.services.gateway import protojson
+from mazziere.services.gateway.backend import Backend
+from mazziere.services.gateway.comments import proto_comments
+from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.gateway.errors import GatewayError, plain_error
+from mazziere.services.gateway.routes import ROUTES, Route
+from mazziere.services.gateway.schema import Schema, message_schemas, ref
+from mazziere.services.logs import get_logger
 
 SEAT_KEY_HEADER = "X-Seat-Key"
 SEAT_KEY_SCHEME = "SeatKey"
@@ -548,7 +548,7 @@ def _add_header_params(operation: dict[str, Any]) -> None:
 
 def error_reasons() -> list[str]:
     """The names of ``mazziere.v1.ErrorReason`` without their prefix (and without UNSPECIFIED)."""
-    from services.gen.mazziere.v1 import errors_pb2
+    from mazziere.services.gen.mazziere.v1 import errors_pb2
 
     prefix = "ERROR_REASON_"
     names = errors_pb2.DESCRIPTOR.enum_types_by_name["ErrorReason"].values

@@ -20,9 +20,9 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.errors import STATUS_DETAILS_KEY
-from services.gateway.errors import GatewayError
-from services.server import SERVICE_NAME, Aborted, App, Method
+from mazziere.services.errors import STATUS_DETAILS_KEY
+from mazziere.services.gateway.errors import GatewayError
+from mazziere.services.server import SERVICE_NAME, Aborted, App, Method
 
 
 class Backend(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.config import Config, ConfigError
+from mazziere.services.config import Config, ConfigError
 
 
 @dataclass(frozen=True, slots=True)

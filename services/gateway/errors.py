@@ -16,7 +16,7 @@ import grpc
 from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 
-from services.errors import DOMAIN
+from mazziere.services.errors import DOMAIN
 
 # https://github.com/googleapis/googleapis/blob/master/google/rpc/code.proto (each code's HTTP mapping).
 HTTP_STATUS: dict[grpc.StatusCode, int] = {

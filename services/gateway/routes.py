@@ -9,7 +9,7 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
-from services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 
 SERVICE = svc.DESCRIPTOR.services_by_name["TableService"]
 

@@ -21,13 +21,13 @@ from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from services.gateway.app import create_app
-from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
-from services.gateway.config import GatewayConfig
-from services.gateway.routes import ROUTES
-from services.logs import get_logger
-from services.metrics import new_registry, serve_registry
-from services.server import SERVICE_NAME, AioServer, App, ThreadServer
+from mazziere.services.gateway.app import create_app
+from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
+from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.gateway.routes import ROUTES
+from mazziere.services.logs import get_logger
+from mazziere.services.metrics import new_registry, serve_registry
+from mazziere.services.server import SERVICE_NAME, AioServer, App, ThreadServer
 
 MAX_HEAD_BYTES = 64 * 1024
 """The most a request line and its headers may take; beyond, 431 and the connection is closed."""
@@ -178,7 +178,7 @@ def embedded_backend(app: App, config: GatewayConfig, server: ThreadServer | Aio
 def serve_embedded(config: GatewayConfig) -> None:
     """``mazziere serve``: gRPC and REST in one process until SIGTERM or SIGINT."""
     if not config.rest_port:
-        from services.server import serve
+        from mazziere.services.server import serve
 
         serve(config)
         return

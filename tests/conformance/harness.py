@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import validate
-from engine.cards import Card
-from engine.ledger import total
-from engine.table import Action, Outcome, Seat, TableState
-from engine.values import field_names, is_value
-from engine.visibility import TableCard, Viewer, redact
+from mazziere import engine
+from mazziere.engine import validate
+from mazziere.engine.cards import Card
+from mazziere.engine.ledger import total
+from mazziere.engine.table import Action, Outcome, Seat, TableState
+from mazziere.engine.values import field_names, is_value
+from mazziere.engine.visibility import TableCard, Viewer, redact
 from tests.conformance.updates import check_updates
 from tests.helpers import random_step, replace
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from engine.games.sette_e_mezzo.rules import PRESETS
+from mazziere.engine.games.sette_e_mezzo.rules import PRESETS
 from tests.conformance.harness import check_random_play
 
 
@@ -73,9 +73,9 @@ def test_no_view_or_event_tells_a_total_that_rests_on_a_hidden_card(options: dic
     seat's total, in a view or an event, appears only once every card of that seat is face up."""
     import random
 
-    import engine
-    from engine.table import Seat
-    from engine.visibility import redact
+    from mazziere import engine
+    from mazziere.engine.table import Seat
+    from mazziere.engine.visibility import redact
     from tests.helpers import random_step
 
     rng = random.Random(7)

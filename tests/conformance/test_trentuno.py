@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.table import Seat
+from mazziere import engine
+from mazziere.engine.table import Seat
 from tests.conformance.harness import check_random_play
 
 

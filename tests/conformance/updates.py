@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from google.protobuf.message_factory import GetMessageClass
 
-import engine
-from engine.table import Event, TableState
-from engine.visibility import Viewer, redact
-from services.codec import to_proto
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.servicer import _update, served_games
+from mazziere import engine
+from mazziere.engine.table import Event, TableState
+from mazziere.engine.visibility import Viewer, redact
+from mazziere.services.codec import to_proto
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.servicer import _update, served_games
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
 

@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-import engine
 from bench.caches import Cache, caches
+from mazziere import engine
 
 TYPE_KEYED = {
-    "engine.codec._encoder",
-    "engine.codec._decoder",
-    "engine.codec._hints",
-    "engine.wire._body_types",
-    "engine.wire._body_decoder",
-    "engine.wire._piles",
-    "engine.visibility._events_redactor",
+    "mazziere.engine.codec._encoder",
+    "mazziere.engine.codec._decoder",
+    "mazziere.engine.codec._hints",
+    "mazziere.engine.wire._body_types",
+    "mazziere.engine.wire._body_decoder",
+    "mazziere.engine.wire._piles",
+    "mazziere.engine.visibility._events_redactor",
 }
 """Unbounded but keyed by the engine's own types (a fixed few dozen): the codecs' compiled readers and writers."""
 
@@ -27,7 +27,7 @@ TYPE_KEYED = {
 def engine_caches() -> dict[str, Any]:
     """Every functools cache defined at module level anywhere in ``engine``."""
     found = {}
-    for info in pkgutil.walk_packages(engine.__path__, "engine."):
+    for info in pkgutil.walk_packages(engine.__path__, "mazziere.engine."):
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == info.name:

@@ -1,7 +1,7 @@
 import pytest
 
-from engine.cards import FRENCH_32, FRENCH_40, ITALIAN_40, Card, Suit, cards_text, parse_cards
-from engine.errors import Reason, Rejected
+from mazziere.engine.cards import FRENCH_32, FRENCH_40, ITALIAN_40, Card, Suit, cards_text, parse_cards
+from mazziere.engine.errors import Reason, Rejected
 
 
 def test_packs_have_the_sizes_of_rules_section_0():

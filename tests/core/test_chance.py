@@ -2,7 +2,7 @@ import random
 from collections import Counter
 from itertools import permutations
 
-from engine import chance
+from mazziere.engine import chance
 
 
 def test_same_seed_and_counter_give_the_same_shuffle():

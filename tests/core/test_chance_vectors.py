@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine import chance
-from engine.cards import FRENCH_32, FRENCH_40, ITALIAN_40, cards_text
+from mazziere.engine import chance
+from mazziere.engine.cards import FRENCH_32, FRENCH_40, ITALIAN_40, cards_text
 
 VECTORS = Path(__file__).parent.parent / "data" / "chance_vectors.txt"
 PACKS = {"ITALIAN_40": ITALIAN_40, "FRENCH_40": FRENCH_40, "FRENCH_32": FRENCH_32}

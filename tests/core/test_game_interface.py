@@ -3,12 +3,12 @@
 import msgspec
 import pytest
 
-import engine
-from engine import codec, registry
-from engine.errors import Reason, Rejected
-from engine.rules import describe, with_options
-from engine.table import Action, Seat
-from engine.values import field_names
+from mazziere import engine
+from mazziere.engine import codec, registry
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.rules import describe, with_options
+from mazziere.engine.table import Action, Seat
+from mazziere.engine.values import field_names
 from tests.core.toy import Pack, Toy, ToyRules, ToyState
 from tests.helpers import stacked, with_rules_version
 
@@ -238,7 +238,7 @@ def test_an_unreadable_state_names_the_path_to_the_bad_value():
 
 
 def test_messages_name_every_seat_waited_for_and_every_move_allowed():
-    from engine.table import LegalAction
+    from mazziere.engine.table import LegalAction
     from tests.helpers import replace
 
     game = engine.get_game("saltacavallo")

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-import engine
-import engine.rules
-from engine.table import Seat
+from mazziere import engine
+from mazziere.engine.table import Seat
 from tests.helpers import random_step, replace
 
 PRESETS = [(game.id, name) for game in engine.all_games() for name in game.presets]

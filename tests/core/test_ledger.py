@@ -1,6 +1,6 @@
 import pytest
 
-from engine.ledger import POT, Transfer, settle, total
+from mazziere.engine.ledger import POT, Transfer, settle, total
 
 
 def test_transfers_move_chips_and_conserve_the_total():

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import registry
-from engine.errors import Reason, Rejected
-from engine.table import Seat
-from engine.validate import check_state
+from mazziere import engine
+from mazziere.engine import registry
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.table import Seat
+from mazziere.engine.validate import check_state
 from tests.core.toy import Toy
 from tests.helpers import replace
 

@@ -1,9 +1,9 @@
 from typing import Any
 
-from engine.cards import Card
-from engine.table import Event
-from engine.values import Value
-from engine.visibility import NOBODY, PUBLIC, TableCard, face_down, face_up, only, redact
+from mazziere.engine.cards import Card
+from mazziere.engine.table import Event
+from mazziere.engine.values import Value
+from mazziere.engine.visibility import NOBODY, PUBLIC, TableCard, face_down, face_up, only, redact
 
 ACE = Card.parse("Ad")
 RE = Card.parse("Rd")

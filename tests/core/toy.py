@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from engine import chance
-from engine.cards import FRENCH_32, ITALIAN_40, Card
-from engine.errors import Reason, Rejected
-from engine.game import Game
-from engine.ledger import POT, Transfer, settle
-from engine.rules import option
-from engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
-from engine.values import Value, replace
-from engine.visibility import TableCard, Viewer, face_down, face_up
+from mazziere.engine import chance
+from mazziere.engine.cards import FRENCH_32, ITALIAN_40, Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.game import Game
+from mazziere.engine.ledger import POT, Transfer, settle
+from mazziere.engine.rules import option
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.values import Value, replace
+from mazziere.engine.visibility import TableCard, Viewer, face_down, face_up
 
 
 class Pack(Enum):

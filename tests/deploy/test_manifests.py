@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 import yaml
 
-from services.cli import main as cli_main
-from services.gateway.backend import ROUND_ROBIN, channel_options, spreads
-from services.gateway.config import GatewayConfig
-from services.sealing import Keyring
+from mazziere.services.cli import main as cli_main
+from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
+from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.sealing import Keyring
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -549,7 +549,7 @@ def test_the_image_runs_mazziere_serve() -> None:
     assert [json.loads(x) for x in dockerfile("CMD")] == [["serve"]]
     assert dockerfile("STOPSIGNAL") == ["SIGTERM"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["mazziere"] == "services.cli:main"
+    assert scripts["mazziere"] == "mazziere.services.cli:main"
     with pytest.raises(SystemExit) as stopped:
         cli_main(["serve", "--help"])
     assert stopped.value.code == 0
@@ -564,7 +564,7 @@ def test_the_image_is_multi_stage_on_a_pinned_python_and_unprivileged() -> None:
         assert name == "python" and tag.startswith("3.11-slim") and tag != "latest", base
     assert dockerfile_user() != 0
     run = " ".join(dockerfile("RUN"))
-    assert "python -m services.codegen" in run, "the protobuf modules are generated at build time"
+    assert "python services/codegen.py" in run, "the protobuf modules are generated at build time"
     assert "-e " not in run and "--editable" not in run, "an ordinary install: nothing from the source tree at run time"
 
 

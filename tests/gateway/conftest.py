@@ -14,12 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
-from services.gateway.app import create_app
-from services.gateway.backend import Backend, ChannelBackend, InProcessBackend
-from services.gateway.config import GatewayConfig
-from services.gateway.run import RestServer, _health_probe, bind, channel_methods
-from services.sealing import Keyring
-from services.server import App, ThreadServer
+from mazziere.services.gateway.app import create_app
+from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
+from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.gateway.run import RestServer, _health_probe, bind, channel_methods
+from mazziere.services.sealing import Keyring
+from mazziere.services.server import App, ThreadServer
 from tests.gateway.helpers import Api
 
 KEYS = f"k1:{base64.b64encode(os.urandom(32)).decode()}"

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-import engine
-from engine.table import TableState
-from services.sealing import Keyring
+from mazziere import engine
+from mazziere.engine.table import TableState
+from mazziere.services.sealing import Keyring
 
 SEATS = {"sette_e_mezzo": 3, "saltacavallo": 4, "trentuno": 3}
 CHIPS = 50

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.gateway.backend import ROUND_ROBIN, channel_options, spreads
-from services.server import SERVICE_NAME, App, ThreadServer
+from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
+from mazziere.services.server import SERVICE_NAME, App, ThreadServer
 from tests.gateway.conftest import BASE, Gateway
 
 CALLS = 60

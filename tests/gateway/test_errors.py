@@ -7,7 +7,7 @@ import base64
 import grpc
 import pytest
 
-from services.gateway.errors import HTTP_STATUS
+from mazziere.services.gateway.errors import HTTP_STATUS
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.helpers import Api, error
 
@@ -169,8 +169,8 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
 
     import httpx
 
-    from services.gateway.app import create_app
-    from services.gateway.backend import InProcessBackend
+    from mazziere.services.gateway.app import create_app
+    from mazziere.services.gateway.backend import InProcessBackend
 
     async def ready() -> bool:
         return True

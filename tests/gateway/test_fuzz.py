@@ -17,7 +17,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 
-from services.gateway.app import create_app
+from mazziere.services.gateway.app import create_app
 from tests.gateway.conftest import BASE, Gateway
 
 

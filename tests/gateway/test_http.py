@@ -15,8 +15,8 @@ import pytest
 from grpc_health.v1 import health_pb2
 from prometheus_client import generate_latest
 
-from services.gateway.app import SWAGGER_UI_STATIC
-from services.server import SERVICE_NAME
+from mazziere.services.gateway.app import SWAGGER_UI_STATIC
+from mazziere.services.server import SERVICE_NAME
 from tests.gateway.conftest import KEYS, ORIGIN, Gateway, free_port, wait_http
 from tests.gateway.helpers import Api, error
 
@@ -101,9 +101,9 @@ def test_probes(gateway: Gateway) -> None:
 
 def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
     assert split.http.get("/readyz").status_code == 200
-    from services.gateway.app import create_app
-    from services.gateway.backend import ChannelBackend
-    from services.gateway.run import channel_methods
+    from mazziere.services.gateway.app import create_app
+    from mazziere.services.gateway.backend import ChannelBackend
+    from mazziere.services.gateway.run import channel_methods
     from tests.gateway.conftest import BASE
 
     dead = ChannelBackend(f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods())
@@ -174,7 +174,10 @@ def served() -> Iterator[tuple[subprocess.Popen[bytes], int, int]]:
         "MAZZIERE_GRACE_SECONDS": "1",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "mazziere.services.cli", "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         wait_http(f"http://127.0.0.1:{rest}/healthz")
@@ -201,7 +204,7 @@ def test_mazziere_serve_runs_grpc_and_rest_and_stops_on_sigterm(
     gw_port = free_port()
     env = {**os.environ, "MAZZIERE_REST_PORT": str(gw_port), "MAZZIERE_REST_HOST": "127.0.0.1"}
     gw = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "gateway", "--target", f"127.0.0.1:{grpc_port}"],
+        [sys.executable, "-m", "mazziere.services.cli", "gateway", "--target", f"127.0.0.1:{grpc_port}"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -18,12 +18,12 @@ import jsonschema_rs
 import pytest
 from google.protobuf import json_format
 
-from services.gateway import protojson
-from services.gateway.app import SWAGGER_UI_STATIC, create_app
-from services.gateway.comments import COMMENTS_FILE, proto_comments
-from services.gateway.errors import HTTP_STATUS
-from services.gateway.routes import ROUTES, Route
-from services.gen.mazziere.v1 import errors_pb2
+from mazziere.services.gateway import protojson
+from mazziere.services.gateway.app import SWAGGER_UI_STATIC, create_app
+from mazziere.services.gateway.comments import COMMENTS_FILE, proto_comments
+from mazziere.services.gateway.errors import HTTP_STATUS
+from mazziere.services.gateway.routes import ROUTES, Route
+from mazziere.services.gen.mazziere.v1 import errors_pb2
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
 
@@ -41,7 +41,7 @@ def test_codegen_writes_the_comments_beside_the_generated_modules() -> None:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project built as a wheel from a copy of what the image's build stage holds (no protos/ needed)."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
     for name in ("engine", "services"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -54,14 +54,21 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_comments_are_in_the_package_files(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    assert f"services/gen/{COMMENTS_FILE}" in names
-    assert "services/gen/mazziere/v1/service_pb2.py" in names
+    assert f"mazziere/services/gen/{COMMENTS_FILE}" in names
+    assert "mazziere/services/gen/mazziere/v1/service_pb2.py" in names
     assert not any(n.startswith("protos/") for n in names)
+
+
+def test_the_wheel_installs_everything_under_the_mazziere_namespace(wheel: Path) -> None:
+    """Nothing as generic as `engine` or `services` lands in site-packages: the folders install as mazziere.*."""
+    tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
+    assert tops == {"mazziere", wheel.name.split("-py")[0] + ".dist-info"}
+    assert "mazziere/__init__.py" not in zipfile.ZipFile(wheel).namelist(), "mazziere is a namespace package"
 
 
 _PROBE = """
 import json, services
-from services.gateway.app import SWAGGER_UI_STATIC, create_app
+from mazziere.services.gateway.app import SWAGGER_UI_STATIC, create_app
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
 doc = create_app(_NoBackend(), BASE).openapi()

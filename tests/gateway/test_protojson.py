@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from services.gateway import protojson
-from services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gateway import protojson
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 
 ACT = {
     "tableId": "t_1",

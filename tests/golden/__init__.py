@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import engine
-from engine import codec
-from engine.table import Action, Event, Outcome, Seat
-from engine.visibility import redact
+from mazziere import engine
+from mazziere.engine import codec
+from mazziere.engine.table import Action, Event, Outcome, Seat
+from mazziere.engine.visibility import redact
 
 HERE = Path(__file__).parent
 MAX_LINES = 400

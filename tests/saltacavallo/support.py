@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import engine
-from engine.games.saltacavallo import SaltacavalloState
-from engine.table import Action, Event, Outcome, Seat
+from mazziere import engine
+from mazziere.engine.games.saltacavallo import SaltacavalloState
+from mazziere.engine.table import Action, Event, Outcome, Seat
 from tests.helpers import replace, stacked
 
 GAME = "saltacavallo"

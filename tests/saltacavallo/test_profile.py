@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.games.saltacavallo import CUCU, NAPOLETANO, AllDeadHand, FirstDealer, Reshuffle, SaltacavalloRules
-from engine.rules import describe, with_options
-from engine.table import Seat
+from mazziere import engine
+from mazziere.engine.games.saltacavallo import CUCU, NAPOLETANO, AllDeadHand, FirstDealer, Reshuffle, SaltacavalloRules
+from mazziere.engine.rules import describe, with_options
+from mazziere.engine.table import Seat
 from tests.helpers import with_rules_version
 
 

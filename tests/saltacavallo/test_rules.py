@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import chance
-from engine.cards import Card
-from engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
-from engine.ledger import POT, Transfer
-from engine.table import Action, Seat
-from engine.values import field_names
-from engine.visibility import PUBLIC
+from mazziere import engine
+from mazziere.engine import chance
+from mazziere.engine.cards import Card
+from mazziere.engine.games.saltacavallo import CUCU, NAPOLETANO, Phase, SaltacavalloState
+from mazziere.engine.ledger import POT, Transfer
+from mazziere.engine.table import Action, Seat
+from mazziere.engine.values import field_names
+from mazziere.engine.visibility import PUBLIC
 from tests.helpers import replace, stacked
 from tests.saltacavallo.support import act, deal, kinds, options_of, run, seen, table, with_lives
 

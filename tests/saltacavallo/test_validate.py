@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.cards import Card, parse_cards
-from engine.errors import Reason, Rejected
-from engine.games.saltacavallo import Phase, SaltacavalloState
-from engine.games.saltacavallo.game import _next_turn, _round, swap_target
-from engine.table import Action
-from engine.validate import check_state
-from engine.visibility import PUBLIC, TableCard, only
+from mazziere import engine
+from mazziere.engine.cards import Card, parse_cards
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.saltacavallo import Phase, SaltacavalloState
+from mazziere.engine.games.saltacavallo.game import _next_turn, _round, swap_target
+from mazziere.engine.table import Action
+from mazziere.engine.validate import check_state
+from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 from tests.saltacavallo.support import deal, table, with_lives
 

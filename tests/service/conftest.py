@@ -10,10 +10,10 @@ from dataclasses import replace
 import grpc
 import pytest
 
-from services.config import Config
-from services.gen.mazziere.v1 import service_pb2_grpc
-from services.sealing import Keyring
-from services.server import App, ThreadServer
+from mazziere.services.config import Config
+from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
+from mazziere.services.sealing import Keyring
+from mazziere.services.server import App, ThreadServer
 from tests.service.helpers import Client
 
 KEYS = f"k2:{base64.b64encode(os.urandom(32)).decode()},k1:{base64.b64encode(os.urandom(32)).decode()}"

@@ -11,12 +11,12 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-import engine
-from engine.table import TableState
-from services.gen.mazziere.v1 import cards_pb2
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring
+from mazziere import engine
+from mazziere.engine.table import TableState
+from mazziere.services.gen.mazziere.v1 import cards_pb2
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.sealing import Keyring
 
 SEATS = {"sette_e_mezzo": 3, "saltacavallo": 4, "trentuno": 3}
 CHIPS = 50

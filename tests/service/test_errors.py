@@ -8,9 +8,9 @@ from dataclasses import replace
 import grpc
 import pytest
 
-from services.errors import DOMAIN
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.errors import DOMAIN
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.service.conftest import Running
 from tests.service.helpers import Client, Table, error_info
 
@@ -272,7 +272,7 @@ def test_an_expired_deadline(client: Client, table: Table) -> None:
 
 
 def test_a_replay_cut_short_by_its_deadline(running: Running) -> None:
-    from services.servicer import Call
+    from mazziere.services.servicer import Call
 
     request = svc.ReplayRequest(
         create=svc.CreateTableRequest(game="trentuno", seed=b"x", seats=[pb.Seat(name="a", chips=9)] * 3),

@@ -19,8 +19,8 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.service.test_process import ROOT, free_port, metric, server_env
 from tests.service.test_wire import rss_mib
 
@@ -173,7 +173,7 @@ def test_random_and_mutated_bodies_never_make_an_internal_error(tmp_path: Path) 
     env = server_env(port, metrics_port, log_calls="false")
     log = tmp_path / "server.log"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, stderr=err)
+        proc = subprocess.Popen([sys.executable, "-m", "mazziere.services.cli", "serve"], env=env, cwd=ROOT, stderr=err)
     rng = random.Random(SEED)
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.max_receive_message_length", 64 << 20)])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import grpc
 import msgspec
 
-from services.errors import MAX_MESSAGE
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
-from services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.errors import MAX_MESSAGE
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.helpers import edit_state_bytes, state_field
 from tests.service.conftest import Running
 from tests.service.helpers import Client, error_info
@@ -100,7 +100,7 @@ def test_a_trusted_callers_inconsistent_plain_state_is_never_an_internal_error(t
 
 
 def test_a_seed_is_at_most_64_bytes(client: Client) -> None:
-    import engine
+    from mazziere import engine
 
     assert engine.MAX_SEED == 64
     client.create("trentuno", seed=b"s" * 64)

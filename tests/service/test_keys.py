@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from services.sealing import Keyring
+from mazziere.services.sealing import Keyring
 from tests.service.test_process import ROOT, free_port
 
 
@@ -58,7 +58,12 @@ def test_the_startup_failure_log_line_holds_no_key_material(keys: str, says: str
         "MAZZIERE_SEAL_KEYS": keys,
     }
     done = subprocess.run(
-        [sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "mazziere.services.cli", "serve"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 1
     assert "startup_failed" in done.stderr and says in done.stderr

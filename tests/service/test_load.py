@@ -17,16 +17,16 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
-import engine
-from services import servicer
-from services.codec import to_proto
-from services.config import Config
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import service_pb2_grpc
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring
-from services.server import App, Method, ThreadServer
-from services.servicer import Call
+from mazziere import engine
+from mazziere.services import servicer
+from mazziere.services.codec import to_proto
+from mazziere.services.config import Config
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.sealing import Keyring
+from mazziere.services.server import App, Method, ThreadServer
+from mazziere.services.servicer import Call
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import urllib.request
 
-from services.metrics import Metrics, new_registry, serve_registry
+from mazziere.services.metrics import Metrics, new_registry, serve_registry
 
 STANDARD = ("process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "python_info")
 

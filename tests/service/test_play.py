@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.cards import Card
-from engine.codec import is_record, record_fields
-from engine.table import TableState
-from engine.visibility import TableCard, Viewer, redact
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import table_pb2 as pb
-from services.sealing import Keyring
-from services.servicer import Call, TableCore, served_games
+from mazziere import engine
+from mazziere.engine.cards import Card
+from mazziere.engine.codec import is_record, record_fields
+from mazziere.engine.table import TableState
+from mazziere.engine.visibility import TableCard, Viewer, redact
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.sealing import Keyring
+from mazziere.services.servicer import Call, TableCore, served_games
 from tests.service.conftest import KEYS, Running
 from tests.service.helpers import CHIPS, Client, visible_cards
 

@@ -17,9 +17,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import service_pb2_grpc
-from services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.service.conftest import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]

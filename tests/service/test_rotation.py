@@ -13,8 +13,8 @@ from dataclasses import replace
 import grpc
 import pytest
 
-from services import cli
-from services.sealing import Keyring, new_key_entry, read_header
+from mazziere.services import cli
+from mazziere.services.sealing import Keyring, new_key_entry, read_header
 from tests.service.conftest import BASE, Running
 from tests.service.helpers import Table, error_info
 

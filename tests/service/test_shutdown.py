@@ -13,12 +13,12 @@ from dataclasses import replace
 import grpc
 import pytest
 
-from services.config import Config
-from services.gen.mazziere.v1 import service_pb2 as svc
-from services.gen.mazziere.v1 import service_pb2_grpc
-from services.sealing import Keyring
-from services.server import AioServer, App, Method, ThreadServer
-from services.servicer import Call
+from mazziere.services.config import Config
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
+from mazziere.services.sealing import Keyring
+from mazziere.services.server import AioServer, App, Method, ThreadServer
+from mazziere.services.servicer import Call
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 from tests.service.test_load import Served, long_game, replay_request, slow_steps  # noqa: F401 (a fixture)

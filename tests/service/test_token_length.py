@@ -6,8 +6,8 @@ from collections import defaultdict
 
 import pytest
 
-import engine
-from services.sealing import PAD_TO, Keyring
+from mazziere import engine
+from mazziere.services.sealing import PAD_TO, Keyring
 
 KEYS = Keyring.ephemeral()
 TABLE = "t_0123456789abcdef01234567"

@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from tests.service.conftest import Running
 from tests.service.helpers import error_info
 from tests.service.test_process import ROOT, free_port, metric, server_env
@@ -65,7 +65,7 @@ def test_garbage_bodies_leave_memory_flat(kind: str, tmp_path: Path) -> None:
     env = server_env(port, metrics_port, server_kind=kind)
     log = tmp_path / "server.log"
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve"], env=env, cwd=ROOT, stderr=err)
+        proc = subprocess.Popen([sys.executable, "-m", "mazziere.services.cli", "serve"], env=env, cwd=ROOT, stderr=err)
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         grpc.channel_ready_future(channel).result(timeout=20)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import engine
-from engine.games.sette_e_mezzo.state import SetteEMezzoState
-from engine.ledger import Transfer
-from engine.table import Action, Event, Seat
+from mazziere import engine
+from mazziere.engine.games.sette_e_mezzo.state import SetteEMezzoState
+from mazziere.engine.ledger import Transfer
+from mazziere.engine.table import Action, Event, Seat
 from tests.helpers import stacked
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine.errors import Reason, Rejected
-from engine.games.sette_e_mezzo.state import Phase
-from engine.visibility import PUBLIC
+from mazziere import engine
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.sette_e_mezzo.state import Phase
+from mazziere.engine.visibility import PUBLIC
 from tests.sette_e_mezzo.table import deal, table
 
 

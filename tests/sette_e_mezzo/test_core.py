@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine.cards import parse_cards
-from engine.errors import Reason, Rejected
-from engine.games.sette_e_mezzo.points import scoring
-from engine.games.sette_e_mezzo.rules import CLASSICO, MattaValues, Pack, SetteEMezzoRules
-from engine.games.sette_e_mezzo.state import Phase, Status
-from engine.table import Action, Seat
-from engine.values import field_names
-from engine.visibility import PUBLIC, only
+from mazziere import engine
+from mazziere.engine.cards import parse_cards
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.sette_e_mezzo.points import scoring
+from mazziere.engine.games.sette_e_mezzo.rules import CLASSICO, MattaValues, Pack, SetteEMezzoRules
+from mazziere.engine.games.sette_e_mezzo.state import Phase, Status
+from mazziere.engine.table import Action, Seat
+from mazziere.engine.values import field_names
+from mazziere.engine.visibility import PUBLIC, only
 from tests.helpers import stacked
 from tests.sette_e_mezzo.table import table
 
@@ -104,8 +104,8 @@ def test_sm6_first_bank_highest_card_king_highest_ties_redraw():
 
 def test_sm6_highest_card_ties_through_the_whole_pack_draw_from_a_fresh_shuffle():
     """Twenty ties in a row use up the pack; the draw goes on from a new shuffle (the next draw counter)."""
-    from engine import chance
-    from engine.cards import ITALIAN_40, cards_text
+    from mazziere.engine import chance
+    from mazziere.engine.cards import ITALIAN_40, cards_text
 
     ties = " ".join(f"{r}{a} {r}{b}" for r in "A234567FCR" for a, b in (("d", "c"), ("s", "b")))
     people = [Seat("a", 10), Seat("b", 10)]
@@ -273,8 +273,8 @@ def test_hands_are_numbered_from_one_in_the_view_and_in_hand_over():
 
 def test_sm1_sm3_sm20_sm21_sm22_a_profile_compiles_to_its_scoring():
     """Scoring(rules) built afresh (scoring() caches it per profile) carries every option it reads."""
-    from engine.cards import FRENCH_40, ITALIAN_40
-    from engine.games.sette_e_mezzo.points import Scoring
+    from mazziere.engine.cards import FRENCH_40, ITALIAN_40
+    from mazziere.engine.games.sette_e_mezzo.points import Scoring
 
     plain = Scoring(SetteEMezzoRules())
     assert plain.pack == ITALIAN_40 and plain.matta == parse_cards("Rd")[0] and plain.matta_low == 1

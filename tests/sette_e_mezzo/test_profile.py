@@ -6,11 +6,11 @@ from enum import Enum
 
 import pytest
 
-import engine
-from engine.errors import Reason, Rejected
-from engine.games.sette_e_mezzo import rules as r
-from engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
-from engine.rules import describe, with_options
+from mazziere import engine
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.sette_e_mezzo import rules as r
+from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
+from mazziere.engine.rules import describe, with_options
 from tests.sette_e_mezzo.table import table
 
 
@@ -136,7 +136,7 @@ def test_sm4_sm8_sm20_sm22_casino_options_at_and_past_their_bounds(changes, mess
 
 
 def test_sm1_sm3_every_italian_card_has_its_french_counterpart_and_back():
-    from engine.cards import FRENCH_40, ITALIAN_40
+    from mazziere.engine.cards import FRENCH_40, ITALIAN_40
 
     figures = {"F": "J", "C": "Q", "R": "K"}
     suits = {"d": "D", "c": "H", "s": "S", "b": "C"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.games.sette_e_mezzo.state import Status
+from mazziere.engine.games.sette_e_mezzo.state import Status
 from tests.sette_e_mezzo.table import table
 
 PLAYER_REALE_BANK_FIVE = ("7d 6c 5s Fc", ["1 STAKE 5", "1 HIT", "2 STAKE 2", "2 STAND", "0 STAND"])

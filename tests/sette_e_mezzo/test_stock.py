@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine.cards import parse_cards
-from engine.games.sette_e_mezzo.state import Status
-from engine.visibility import NOBODY, PUBLIC, TableCard, only
+from mazziere import engine
+from mazziere.engine.cards import parse_cards
+from mazziere.engine.games.sette_e_mezzo.state import Status
+from mazziere.engine.visibility import NOBODY, PUBLIC, TableCard, only
 from tests.helpers import replace, stacked
 from tests.sette_e_mezzo.table import deal, table
 

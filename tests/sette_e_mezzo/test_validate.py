@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.cards import parse_cards
-from engine.errors import Reason, Rejected
-from engine.games.sette_e_mezzo.state import Phase, Result, SeatResult, SetteEMezzoState, Status
-from engine.table import Action, Seat
-from engine.validate import check_state
-from engine.visibility import PUBLIC, TableCard, only
+from mazziere import engine
+from mazziere.engine.cards import parse_cards
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.sette_e_mezzo.state import Phase, Result, SeatResult, SetteEMezzoState, Status
+from mazziere.engine.table import Action, Seat
+from mazziere.engine.validate import check_state
+from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 
 N = 4

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import engine
-from engine.cards import parse_cards
-from engine.games.trentuno.state import TrentunoState
-from engine.table import Action, Outcome, Seat
+from mazziere import engine
+from mazziere.engine.cards import parse_cards
+from mazziere.engine.games.trentuno.state import TrentunoState
+from mazziere.engine.table import Action, Outcome, Seat
 from tests.helpers import stacked
 
 

@@ -9,8 +9,8 @@ from math import comb
 
 import pytest
 
-from engine.cards import FRENCH_32, Card, Suit, parse_cards
-from engine.games.trentuno.hands import (
+from mazziere.engine.cards import FRENCH_32, Card, Suit, parse_cards
+from mazziere.engine.games.trentuno.hands import (
     JOKER_TRIS,
     SUIT_SUM,
     TRENTUNO,
@@ -88,7 +88,7 @@ def test_keys_agree_with_the_reference_evaluator() -> None:
 
 def test_tables_built_at_import_are_what_building_them_now_gives() -> None:
     """The tables are built once, when the module loads; building them again must give the same keys."""
-    from engine.games.trentuno import hands
+    from mazziere.engine.games.trentuno import hands
 
     for mode in (False, True):
         table = hands._table(mode)

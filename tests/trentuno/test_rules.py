@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-import engine.rules
-from engine.errors import Reason, Rejected
-from engine.games.trentuno.hands import HandKind
-from engine.games.trentuno.rules import TrentunoRules
-from engine.games.trentuno.state import Closing, Ending, Phase
-from engine.ledger import POT, Transfer
-from engine.table import Action, Seat
-from engine.visibility import PUBLIC, only, redact
+from mazziere import engine
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.trentuno.hands import HandKind
+from mazziere.engine.games.trentuno.rules import TrentunoRules
+from mazziere.engine.games.trentuno.state import Closing, Ending, Phase
+from mazziere.engine.ledger import POT, Transfer
+from mazziere.engine.table import Action, Seat
+from mazziere.engine.visibility import PUBLIC, only, redact
 from tests.helpers import replace
 from tests.trentuno.table import act, deal, hand_text, kinds, new, widow_text
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine.cards import Card, parse_cards
-from engine.errors import Reason, Rejected
-from engine.games.trentuno.state import Closing, Phase, TrentunoState
-from engine.table import Action
-from engine.validate import check_state
-from engine.visibility import PUBLIC, TableCard, only
+from mazziere import engine
+from mazziere.engine.cards import Card, parse_cards
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.trentuno.state import Closing, Phase, TrentunoState
+from mazziere.engine.table import Action
+from mazziere.engine.validate import check_state
+from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 from tests.trentuno.table import deal, new
 

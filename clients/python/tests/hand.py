@@ -75,7 +75,9 @@ def main() -> int:
             client.list_games()
         except MazziereError as exc:
             out["unreachable"] = refusal(exc)
-    out["server_modules"] = sorted(name for name in sys.modules if name.split(".")[0] in ("engine", "services"))
+    out["server_modules"] = sorted(
+        name for name in sys.modules if name.split(".")[0] in ("mazziere", "engine", "services")
+    )
     print(json.dumps(out))
     return 0
 

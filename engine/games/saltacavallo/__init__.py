@@ -1,9 +1,16 @@
 """Saltacavallo / Asso che fugge (RULES.md §2). Importing this package registers the game."""
 
-from engine.games.saltacavallo.game import Saltacavallo
-from engine.games.saltacavallo.rules import CUCU, NAPOLETANO, AllDeadHand, FirstDealer, Reshuffle, SaltacavalloRules
-from engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
-from engine.registry import register
+from mazziere.engine.games.saltacavallo.game import Saltacavallo
+from mazziere.engine.games.saltacavallo.rules import (
+    CUCU,
+    NAPOLETANO,
+    AllDeadHand,
+    FirstDealer,
+    Reshuffle,
+    SaltacavalloRules,
+)
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
+from mazziere.engine.registry import register
 
 GAME = register(Saltacavallo())
 

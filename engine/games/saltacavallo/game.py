@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from engine import chance
-from engine.cards import ITALIAN_40, Card, Suit
-from engine.errors import Reason, Rejected
-from engine.game import Game
-from engine.games.saltacavallo import validate
-from engine.games.saltacavallo.rules import (
+from mazziere.engine import chance
+from mazziere.engine.cards import ITALIAN_40, Card, Suit
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.game import Game
+from mazziere.engine.games.saltacavallo import validate
+from mazziere.engine.games.saltacavallo.rules import (
     MAX_SEATS,
     PRESETS,
     AllDeadHand,
@@ -21,11 +21,11 @@ from engine.games.saltacavallo.rules import (
     Reshuffle,
     SaltacavalloRules,
 )
-from engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
-from engine.ledger import POT, Transfer, settle
-from engine.table import Action, Event, LegalAction, Outcome, Seat
-from engine.values import replace
-from engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
+from mazziere.engine.ledger import POT, Transfer, settle
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
+from mazziere.engine.values import replace
+from mazziere.engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
 
 FANTE = 8
 CAVALLO = 9

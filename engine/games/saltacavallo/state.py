@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from engine.cards import Card
-from engine.games.saltacavallo.rules import SaltacavalloRules
-from engine.table import TableState
-from engine.values import Value
-from engine.visibility import TableCard
+from mazziere.engine.cards import Card
+from mazziere.engine.games.saltacavallo.rules import SaltacavalloRules
+from mazziere.engine.table import TableState
+from mazziere.engine.values import Value
+from mazziere.engine.visibility import TableCard
 
 
 class Phase(Enum):

@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from engine.cards import ITALIAN_40
-from engine.games.saltacavallo.rules import MAX_SEATS, Reshuffle, SaltacavalloRules
-from engine.games.saltacavallo.state import Phase, SaltacavalloState
-from engine.validate import (
+from mazziere.engine.cards import ITALIAN_40
+from mazziere.engine.games.saltacavallo.rules import MAX_SEATS, Reshuffle, SaltacavalloRules
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
+from mazziere.engine.validate import (
     Pack,
     Piles,
     check_cards,

@@ -1,8 +1,8 @@
 """Sette e mezzo (RULES.md §1): players against a bank, closest to 7½ without going over."""
 
-from engine.games.sette_e_mezzo.game import SetteEMezzo
-from engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
-from engine.registry import register
+from mazziere.engine.games.sette_e_mezzo.game import SetteEMezzo
+from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
+from mazziere.engine.registry import register
 
 GAME = register(SetteEMezzo())
 

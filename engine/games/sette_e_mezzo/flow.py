@@ -6,16 +6,16 @@ Nothing here is visible outside the package: :class:`Hand` is built from a state
 
 from __future__ import annotations
 
-from engine import chance
-from engine.cards import Card
-from engine.errors import Reason, Rejected
-from engine.games.sette_e_mezzo.judge import DOUBLE, judge
-from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale, scoring
-from engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
-from engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
-from engine.ledger import Transfer, settle
-from engine.table import Event, Outcome
-from engine.visibility import NOBODY, PUBLIC, TableCard, only
+from mazziere.engine import chance
+from mazziere.engine.cards import Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.games.sette_e_mezzo.judge import DOUBLE, judge
+from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale, scoring
+from mazziere.engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
+from mazziere.engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
+from mazziere.engine.ledger import Transfer, settle
+from mazziere.engine.table import Event, Outcome
+from mazziere.engine.visibility import NOBODY, PUBLIC, TableCard, only
 
 HOUSE_STANDS = 10
 """CASINO: the house draws below 5 and stands on 5 or more."""

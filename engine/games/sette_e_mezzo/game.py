@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from engine import chance
-from engine.errors import Reason, Rejected
-from engine.game import Game
-from engine.games.sette_e_mezzo import validate
-from engine.games.sette_e_mezzo.flow import Hand
-from engine.games.sette_e_mezzo.points import scoring
-from engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, FirstBank, SetteEMezzoRules
-from engine.games.sette_e_mezzo.state import (
+from mazziere.engine import chance
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.game import Game
+from mazziere.engine.games.sette_e_mezzo import validate
+from mazziere.engine.games.sette_e_mezzo.flow import Hand
+from mazziere.engine.games.sette_e_mezzo.points import scoring
+from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, FirstBank, SetteEMezzoRules
+from mazziere.engine.games.sette_e_mezzo.state import (
     Phase,
     SeatHand,
     SeatView,
@@ -21,8 +21,8 @@ from engine.games.sette_e_mezzo.state import (
     SetteEMezzoView,
     Status,
 )
-from engine.table import Action, Event, LegalAction, Outcome, Seat
-from engine.visibility import PUBLIC, TableCard, Viewer, face_up
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
+from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, face_up
 
 DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN = "DEAL", "STAKE", "HIT", "HIT_HIDDEN", "STAND", "BURN"
 _DEAL = (LegalAction(DEAL),)

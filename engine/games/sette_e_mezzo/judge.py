@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from engine.cards import Card
-from engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale
-from engine.games.sette_e_mezzo.rules import MattaRealePays, NaturalRule, SetteEMezzoRules
+from mazziere.engine.cards import Card
+from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale
+from mazziere.engine.games.sette_e_mezzo.rules import MattaRealePays, NaturalRule, SetteEMezzoRules
 
 SINGLE = 2
 DOUBLE = 4

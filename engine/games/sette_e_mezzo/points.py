@@ -2,7 +2,7 @@
 
 A :class:`Scoring` is compiled once per rule profile (cached) so the hot path only adds integers.
 
->>> from engine.cards import parse_cards
+>>> from mazziere.engine.cards import parse_cards
 >>> s = scoring(SetteEMezzoRules())
 >>> s.points(parse_cards("7d Fc")), s.points(parse_cards("Rd 3c")), s.points(parse_cards("Rd Fc"))
 (15, 14, 15)
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.cards import FRENCH_40, ITALIAN_40, Card
-from engine.games.sette_e_mezzo.rules import MattaValues, Pack, SetteEMezzoRules, pack_card
+from mazziere.engine.cards import FRENCH_40, ITALIAN_40, Card
+from mazziere.engine.games.sette_e_mezzo.rules import MattaValues, Pack, SetteEMezzoRules, pack_card
 
 SETTE_E_MEZZO = 15
 VALUE: dict[Card, int] = {c: 1 if c.is_figure else 2 * c.rank for c in ITALIAN_40 + FRENCH_40}

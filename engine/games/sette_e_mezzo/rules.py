@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.cards import Card
-from engine.errors import Reason, Rejected
-from engine.rules import option
+from mazziere.engine.cards import Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.rules import option
 
 
 class Pack(Enum):

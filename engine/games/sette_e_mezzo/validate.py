@@ -13,11 +13,11 @@
 
 from __future__ import annotations
 
-from engine.cards import FRENCH_40, ITALIAN_40
-from engine.games.sette_e_mezzo.rules import Pack as PackName
-from engine.games.sette_e_mezzo.rules import SetteEMezzoRules
-from engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
-from engine.validate import (
+from mazziere.engine.cards import FRENCH_40, ITALIAN_40
+from mazziere.engine.games.sette_e_mezzo.rules import Pack as PackName
+from mazziere.engine.games.sette_e_mezzo.rules import SetteEMezzoRules
+from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
+from mazziere.engine.validate import (
     Pack,
     Piles,
     check_cards,

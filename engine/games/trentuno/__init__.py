@@ -1,7 +1,7 @@
 """Trentuno with the widow (RULES.md §3): registers the game ``"trentuno"``."""
 
-from engine.games.trentuno.game import Trentuno
-from engine.registry import register
+from mazziere.engine.games.trentuno.game import Trentuno
+from mazziere.engine.registry import register
 
 GAME = register(Trentuno())
 

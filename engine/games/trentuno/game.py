@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from engine import chance
-from engine.cards import FRENCH_32, Card
-from engine.errors import Reason, Rejected
-from engine.game import Game
-from engine.games.trentuno import validate
-from engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
-from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
-from engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
-from engine.ledger import POT, Transfer, settle
-from engine.table import Action, Event, LegalAction, Outcome, Seat
-from engine.values import replace
-from engine.visibility import PUBLIC, TableCard, Viewer, only
+from mazziere.engine import chance
+from mazziere.engine.cards import FRENCH_32, Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.game import Game
+from mazziere.engine.games.trentuno import validate
+from mazziere.engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
+from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
+from mazziere.engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
+from mazziere.engine.ledger import POT, Transfer, settle
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
+from mazziere.engine.values import replace
+from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, only
 
 DEAL = "DEAL"
 EXCHANGE = "EXCHANGE"

@@ -13,7 +13,7 @@ keys split. ``(class, primary, a, b, c)``:
 
 Ranks compare A (14) > K (13) > Q > J > 10 > 9 > 8 > 7. All 4,960 hands are precomputed per mode.
 
->>> from engine.cards import parse_cards
+>>> from mazziere.engine.cards import parse_cards
 >>> hand_key(parse_cards("AH KH QH"))
 (4, 31, 13, 12, 0)
 >>> hand_points(hand_key(parse_cards("QH TH JD")))
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from enum import Enum
 from itertools import combinations
 
-from engine.cards import FRENCH_32, Card, Suit
+from mazziere.engine.cards import FRENCH_32, Card, Suit
 
 HandKey = tuple[int, int, int, int, int]
 

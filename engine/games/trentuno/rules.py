@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from engine.errors import Reason, Rejected
-from engine.rules import option
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.rules import option
 
 MIN_SEATS = 3
 MAX_SEATS = 9

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from enum import Enum
 
-from engine.cards import Card
-from engine.games.trentuno.hands import HandKind
-from engine.games.trentuno.rules import Scoring, TrentunoRules
-from engine.table import TableState
-from engine.values import Value
-from engine.visibility import TableCard
+from mazziere.engine.cards import Card
+from mazziere.engine.games.trentuno.hands import HandKind
+from mazziere.engine.games.trentuno.rules import Scoring, TrentunoRules
+from mazziere.engine.table import TableState
+from mazziere.engine.values import Value
+from mazziere.engine.visibility import TableCard
 
 
 class Phase(Enum):

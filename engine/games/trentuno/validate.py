@@ -15,10 +15,10 @@
 
 from __future__ import annotations
 
-from engine.cards import FRENCH_32
-from engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, Scoring, TrentunoRules
-from engine.games.trentuno.state import Phase, TrentunoState
-from engine.validate import (
+from mazziere.engine.cards import FRENCH_32
+from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, Scoring, TrentunoRules
+from mazziere.engine.games.trentuno.state import Phase, TrentunoState
+from mazziere.engine.validate import (
     Pack,
     Piles,
     check_cards,
