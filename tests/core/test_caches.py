@@ -30,7 +30,7 @@ def engine_caches() -> dict[str, Any]:
     for info in pkgutil.walk_packages(engine.__path__, "mazziere.engine."):
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == info.name:
+            if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == module.__name__:
                 found[f"{info.name}.{name}"] = value
     return found
 

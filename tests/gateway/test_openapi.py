@@ -67,7 +67,8 @@ def test_the_wheel_installs_everything_under_the_mazziere_namespace(wheel: Path)
 
 
 _PROBE = """
-import json, services
+import json
+from mazziere import services
 from mazziere.services.gateway.app import SWAGGER_UI_STATIC, create_app
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
