@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from fastapi import APIRouter
 from google.protobuf import json_format
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
@@ -35,7 +36,6 @@ from google.protobuf.message_factory import GetMessageClass
 from google.rpc import error_details_pb2, status_pb2
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Router
 
 from services.errors import DOMAIN, STATUS_DETAILS_KEY
 from services.gateway import protojson
@@ -294,16 +294,16 @@ def _unwrap(protocol: Protocol, body: bytes) -> bytes:
 # -- the routes -------------------------------------------------------------------------------------
 
 
-def add_routes(router: Router, backend: Backend, *, max_body: int, read_timeout: float) -> None:
+def add_routes(router: APIRouter, backend: Backend, *, max_body: int, read_timeout: float) -> None:
     """A POST route for every RPC of the service (not in the OpenAPI document: it describes ``/v1/``)."""
     for rpc in rpcs():
-        router.add_route(
-            rpc.path, _endpoint(rpc, backend, max_body, read_timeout), methods=["POST"], include_in_schema=False
+        router.add_api_route(
+            rpc.path,
+            _endpoint(rpc, backend, max_body, read_timeout),
+            methods=["POST"],
+            name=f"connect.{rpc.name}",
+            include_in_schema=False,
         )
-
-
-def _deadline_error() -> GatewayError:
-    return GatewayError(grpc.StatusCode.DEADLINE_EXCEEDED, "the caller's deadline passed")
 
 
 def _endpoint(
@@ -331,15 +331,12 @@ def _endpoint(
         media = protocol.prefix + codec.name
         if rpc.streaming:
             return StreamingResponse(
-                _stream(protocol, codec, backend.stream(rpc.name, message, request_id), timeout), media_type=media
+                _stream(protocol, codec, backend.stream(rpc.name, message, request_id, timeout)), media_type=media
             )
         try:
-            async with asyncio.timeout(timeout):
-                answer = codec.encode(await backend.call(rpc.name, message, request_id))
+            answer = codec.encode(await backend.call(rpc.name, message, request_id, timeout))
         except GatewayError as exc:
             return _error_response(protocol, codec, exc)
-        except TimeoutError:
-            return _error_response(protocol, codec, _deadline_error())
         if protocol is CONNECT_UNARY:
             return Response(answer, media_type=media)
         return Response(_envelope(0, answer) + _end(protocol, None), media_type=media)
@@ -348,27 +345,12 @@ def _endpoint(
     return endpoint
 
 
-async def _stream(
-    protocol: Protocol, codec: Codec, items: AsyncIterator[Message], timeout: float | None
-) -> AsyncIterator[bytes]:
+async def _stream(protocol: Protocol, codec: Codec, items: AsyncIterator[Message]) -> AsyncIterator[bytes]:
     """Every answer enveloped, then the end: a refusal before or between answers goes in the last envelope."""
-    deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
-    iterator = aiter(items)
     error: GatewayError | None = None
     try:
-        while True:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    item = await anext(iterator)
-            except StopAsyncIteration:
-                break
+        async for item in items:
             yield _envelope(0, codec.encode(item))
     except GatewayError as exc:
         error = exc
-    except TimeoutError:
-        error = _deadline_error()
-    finally:
-        close = getattr(iterator, "aclose", None)
-        if close is not None:  # the caller left, or the deadline passed: stop the replay
-            await close()
     yield _end(protocol, error)
