@@ -12,6 +12,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -303,10 +304,18 @@ def test_metrics_name_the_rpc_route(gateway: Gateway) -> None:
     post(gateway, "ListGames", b"", "application/proto")
     post(gateway, "CreateTable", b"{", "application/json")
     gateway.http.post(PREFIX + "NoSuchRpc", content=b"", headers={"content-type": "application/proto"})
-    text = generate_latest(gateway.app.metrics.registry).decode()
     route = re.escape(PREFIX)
-    assert re.search(rf'http_requests_total\{{method="POST",route="{route}ListGames",status="200"\}} [1-9]', text)
-    assert re.search(rf'http_requests_total\{{method="POST",route="{route}CreateTable",status="400"\}} [1-9]', text)
+    wanted = [
+        rf'http_requests_total\{{method="POST",route="{route}ListGames",status="200"\}} [1-9]',
+        rf'http_requests_total\{{method="POST",route="{route}CreateTable",status="400"\}} [1-9]',
+        r'http_requests_total\{method="POST",route="unmatched",status="404"\} [1-9]',
+    ]
+    for _ in range(100):  # each request is counted just after its answer is sent
+        text = generate_latest(gateway.app.metrics.registry).decode()
+        if all(re.search(w, text) for w in wanted):
+            break
+        time.sleep(0.01)
+    assert all(re.search(w, text) for w in wanted), text
     assert "NoSuchRpc" not in text
 
 
