@@ -15,6 +15,8 @@ descriptor, so a new unary or server-streaming RPC is served without a change he
 
 Errors carry a ``google.rpc.ErrorInfo`` (and ``RetryInfo`` when the service said when to retry), as over gRPC.
 Compression is not supported (a compressed request is refused with ``unimplemented``); answers go uncompressed.
+Connect's GET form of unary calls is not served (no RPC is marked free of side effects), nor plain gRPC, which
+needs HTTP/2 trailers: it has the gRPC port.
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ JSON = Codec("json", _decode_json, protojson.to_json)
 
 @dataclass(frozen=True, slots=True)
 class Protocol:
-    name: str
+    """One way of carrying a call over HTTP/1.1 or HTTP/2."""
+
     streaming: bool | None
     """Which methods it serves: unary only (False), streaming only (True), or both (None)."""
     prefix: str
@@ -123,9 +126,9 @@ class Protocol:
     timeout_header: str
 
 
-CONNECT_UNARY = Protocol("connect", False, "application/", "content-encoding", "connect-timeout-ms")
-CONNECT_STREAM = Protocol("connect", True, "application/connect+", "connect-content-encoding", "connect-timeout-ms")
-GRPC_WEB = Protocol("grpc-web", None, "application/grpc-web+", "grpc-encoding", "grpc-timeout")
+CONNECT_UNARY = Protocol(False, "application/", "content-encoding", "connect-timeout-ms")
+CONNECT_STREAM = Protocol(True, "application/connect+", "connect-content-encoding", "connect-timeout-ms")
+GRPC_WEB = Protocol(None, "application/grpc-web+", "grpc-encoding", "grpc-timeout")
 
 _CONTENT_TYPES: dict[str, tuple[Protocol, Codec]] = {
     "application/proto": (CONNECT_UNARY, PROTO),
