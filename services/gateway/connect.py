@@ -217,17 +217,21 @@ def _end(protocol: Protocol, error: GatewayError | None) -> bytes:
     """The last envelope of a stream: Connect's end-stream message, or gRPC-Web's trailers."""
     if protocol is GRPC_WEB:
         return _envelope(_TRAILER, _trailer(error))
-    end: dict[str, Any] = {} if error is None else {"error": connect_error(error)}
-    return _envelope(_END_STREAM, json.dumps(end, ensure_ascii=False, separators=(",", ":")).encode())
+    return _envelope(_END_STREAM, _json({} if error is None else {"error": connect_error(error)}))
+
+
+def _json(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _error_response(
     protocol: Protocol, codec: Codec, error: GatewayError, *, http_status: int | None = None
 ) -> Response:
     if protocol is CONNECT_UNARY:
-        body = json.dumps(connect_error(error), ensure_ascii=False, separators=(",", ":")).encode()
         status = http_status or HTTP_STATUS.get(error.code, 500)
-        return Response(body, status_code=status, media_type="application/json", headers=error.headers())
+        return Response(
+            _json(connect_error(error)), status_code=status, media_type="application/json", headers=error.headers()
+        )
     return Response(_end(protocol, error), media_type=protocol.prefix + codec.name, headers=error.headers())
 
 
