@@ -26,7 +26,7 @@ from starlette.requests import ClientDisconnect
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.gateway import protojson
+from services.gateway import connect, protojson
 from services.gateway.backend import Backend
 from services.gateway.comments import proto_comments
 from services.gateway.config import GatewayConfig
@@ -74,6 +74,9 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             responses=_responses(route),
             openapi_extra=_request_body(route),
         )
+    connect.add_routes(
+        app.router, backend, max_body=config.gateway_max_body_bytes, read_timeout=config.gateway_read_timeout_seconds
+    )
     _add_probes(app, backend, registry if config.gateway_metrics else None)
     if config.gateway_docs:
         _add_docs(app)
@@ -85,8 +88,8 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             CORSMiddleware,
             allow_origins=config.origins,
             allow_methods=["GET", "POST"],
-            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER],
-            expose_headers=[REQUEST_ID_HEADER],
+            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER, *connect.CORS_ALLOW_HEADERS],
+            expose_headers=[REQUEST_ID_HEADER, *connect.CORS_EXPOSE_HEADERS],
             max_age=600,
         )
     app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
