@@ -3,19 +3,46 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clients bench clean golden mutate
+.PHONY: setup run test lint lock image clients bench clean golden mutate
 
-$(BIN)/.installed: pyproject.toml
+# One virtual environment, filled in two steps from the lock files (requirements/, versions and hashes, made from
+# pyproject.toml by `make lock`): what running needs (`make run`), then the development tools (`make test`).
+# The project itself is installed editable, without dependencies, by the locked setuptools.
+RUNTIME_LOCK := requirements/runtime.lock
+DEV_LOCK := requirements/dev.lock
+RUNTIME := $(VENV)/.runtime
+DEV := $(VENV)/.dev
+
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+
+$(RUNTIME): $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+$(DEV): $(RUNTIME) $(DEV_LOCK)
+	$(BIN)/pip install --quiet --require-hashes -r $(DEV_LOCK)
+	touch $@
+
+# Rewrite the lock files after a change to the dependencies in pyproject.toml, with the pinned uv; versions already
+# locked stay unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME). tests/deploy/test_lock.py checks they agree.
+UV_VERSION := 0.13.9
+LOCK_FLAGS ?=
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes --quiet \
+	--custom-compile-command 'make lock' $(LOCK_FLAGS)
+
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet uv==$(UV_VERSION)
+	$(UV_COMPILE) -o $(RUNTIME_LOCK)
+	$(UV_COMPILE) --extra dev -c $(RUNTIME_LOCK) -o $(DEV_LOCK)
 
 GEN := services/gen/.generated
 BUF := node_modules/.bin/buf
 
 # Python code from the protobuf contract (grpcio-tools, installed above); not kept in git.
-$(GEN): $(BIN)/.installed $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
+$(GEN): $(RUNTIME) $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
 	$(BIN)/python -m services.codegen
 	touch $@
 
@@ -29,7 +56,7 @@ $(BUF): package.json package-lock.json
 KUSTOMIZE_VERSION := v5.8.1
 KUSTOMIZE := $(BIN)/.kustomize-$(KUSTOMIZE_VERSION)
 
-$(KUSTOMIZE): | $(BIN)/.installed
+$(KUSTOMIZE): | $(BIN)/python
 	@command -v go > /dev/null || { echo "make: Go is needed to build kustomize $(KUSTOMIZE_VERSION) for tests/deploy"; exit 1; }
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	touch $@
@@ -59,9 +86,9 @@ $(GO_CLIENT)/gen/.generated: $(BUF) $(GO_CLIENT)/go.mod $(GO_CLIENT)/buf.gen.yam
 
 clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/gen/.generated
 
-setup: $(BIN)/.installed $(GEN)
+setup: $(DEV) $(GEN)
 
-run: setup
+run: $(RUNTIME) $(GEN)
 	$(BIN)/mazziere serve
 
 lint: setup $(BUF)
