@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint lock image clients bench clean golden mutate
+.PHONY: setup run test lint lock image container-tools clients bench clean golden mutate
 
 # One virtual environment, filled in two steps from the lock files (requirements/, versions and hashes, made from
 # pyproject.toml by `make lock`): what running needs (`make run`), then the development tools (`make test`).
@@ -103,8 +103,31 @@ lint: setup $(BUF)
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy -p mazziere_client
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy $(PY_CLIENT)/example.py $(PY_CLIENT)/tests/hand.py
 
-test: lint $(KUSTOMIZE) clients
-	$(BIN)/pytest
+# The container test (tests/deploy/test_container.py) builds deploy/Dockerfile with podman and plays through the
+# image. As root with apt, podman, runc and debootstrap are installed here; where the registry's base image cannot
+# be pulled, the test makes a local one with deploy/base-image.sh (cached by a hash of its recipe). CONTAINER_TEST=0
+# skips the install and the test.
+CONTAINER_TEST ?= 1
+CONTAINER_PACKAGES := podman runc debootstrap
+
+container-tools:
+	@if [ "$(CONTAINER_TEST)" = 0 ]; then echo "make: CONTAINER_TEST=0: tests/deploy/test_container.py skipped"; \
+	elif { command -v podman && command -v runc && command -v debootstrap; } > /dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "apt-get install $(CONTAINER_PACKAGES)"; apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_PACKAGES) > /dev/null; \
+	else echo "make: $(CONTAINER_PACKAGES) are not all installed (root with apt installs them)"; fi
+
+test: lint $(KUSTOMIZE) clients container-tools
+	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest
+
+# The image with podman, as the container test builds it, on BASE_IMAGE (default: deploy/base-image.sh's Debian).
+IMAGE ?= localhost/mazziere:dev
+BASE_IMAGE ?=
+
+image: container-tools
+	base="$(BASE_IMAGE)"; [ -n "$$base" ] || base=$$(deploy/base-image.sh); \
+	podman build --runtime runc --isolation=chroot -f deploy/Dockerfile --build-arg PYTHON_IMAGE="$$base" -t $(IMAGE) .
 
 # Rewrite the golden playthroughs (tests/golden/*.txt) after a change meant to alter what players see; review the diff.
 golden: setup

@@ -38,7 +38,7 @@ debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR"
 rm -f "$ROOTFS.log"
 if [ -f "$CA_BUNDLE" ]; then cp "$CA_BUNDLE" "$ROOTFS/etc/ssl/certs/ca-certificates.crt"; fi
 rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/log/* "$ROOTFS"/tmp/*
-tar -C "$ROOTFS" -c . | podman import \
+tar -C "$ROOTFS" -c . | podman import --quiet \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' \
     --change 'CMD ["python3"]' - "$IMAGE" > /dev/null
