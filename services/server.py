@@ -79,6 +79,7 @@ def table_methods(core: TableCore) -> list[Method]:
         ("CreateTable", core.create_table, svc.CreateTableRequest, svc.CreateTableResponse),
         ("Act", core.act, svc.ActRequest, svc.ActResponse),
         ("GetView", core.get_view, svc.GetViewRequest, svc.GetViewResponse),
+        ("Advise", core.advise, svc.AdviseRequest, svc.AdviseResponse),
     ]
     methods = [Method(SERVICE_NAME, name, fn, req.FromString, resp.SerializeToString) for name, fn, req, resp in rows]
     methods.append(

@@ -73,6 +73,28 @@ _REPLAY_STEP = {
 }
 
 
+_ADVICE = {
+    "seq": "3",
+    "method": "ADVICE_METHOD_EXACT",
+    "actions": [
+        {
+            "action": {"kind": "HIT"},
+            "expectedValue": -4.25,
+            "win": 0.375,
+            "lose": 0.625,
+            "bust": 0.375,
+        },
+        {
+            "action": {"kind": "STAND"},
+            "expectedValue": -2.5,
+            "win": 0.375,
+            "lose": 0.625,
+        },
+    ],
+}
+"""An example of Advise's answer: seat 0 on 5 points, staking 10 (the figures are illustrative)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """One RPC as a JSON endpoint."""
@@ -191,7 +213,17 @@ ROUTES = [
                     "expectedSeq": "1",
                     "action": {"seat": 1, "kind": "STAKE", "amount": "10"},
                 },
-            }
+            },
+            "auto_play": {
+                "summary": "The table plays for the seat to act with the cautious policy (e.g. its player timed out); "
+                "that seat's key is needed as for any move",
+                "value": {
+                    "tableId": "t_0123456789abcdef01234567",
+                    "state": _TOKEN,
+                    "expectedSeq": "1",
+                    "autoPlay": "cautious",
+                },
+            },
         },
         answer={
             "state": _TOKEN,
@@ -235,6 +267,19 @@ ROUTES = [
             },
             "toAct": [1],
         },
+    ),
+    Route(
+        "Advise",
+        "POST",
+        "/v1/tables:advise",
+        "The odds of each legal action of one seat (its key in X-Seat-Key or seatKey), from its own view only",
+        {
+            "seat": {
+                "summary": "Seat 0's odds: should it hit or stand?",
+                "value": {"tableId": "t_0123456789abcdef01234567", "state": _TOKEN, "seat": 0},
+            }
+        },
+        answer=_ADVICE,
     ),
     Route(
         "Replay",
