@@ -3,7 +3,7 @@
 import * as api from "./api";
 import { cardElement, cardName } from "./cards";
 import { el } from "./dom";
-import { actionFor, botLegalActions, chooseRandom, play } from "./play";
+import { actionFor, autoPlay, type Outcome, play } from "./play";
 import { type SetupChoice, setupScreen } from "./setup";
 import * as store from "./store";
 import { eventText, picture, seatNames, transferText } from "./table";
@@ -17,8 +17,8 @@ const LOG_LINES = 200;
 let table: store.Saved | null = null;
 let busy = false;
 let message = "";
-/** A bot must deal the next hand: the player starts it with the "next hand" button. */
-let botToDeal: { seat: number; legal: api.LegalAction } | null = null;
+/** A move was refused: the bots wait until the player goes on. */
+let halted = false;
 
 const ACTION_NAMES: Record<string, string> = {
   DEAL: "Distribuisci (deal)",
@@ -50,11 +50,12 @@ function actionLabel(legal: api.LegalAction, names: string[]): string {
 
 // -- state changes ----------------------------------------------------------------------------------
 
-function record(t: store.Saved, answer: api.ActResponse, mine: api.SeatUpdate, action: api.Action): void {
+function record(t: store.Saved, { answer, mine }: Outcome): void {
   const names = seatNames(mine.view);
-  if (action.kind === "DEAL" && t.handOver) {
+  if (answer.action?.kind === "DEAL") {
+    if (t.handOver) t.transfers = [];
     t.handOver = false;
-    t.transfers = [];
+    t.nextHand = true;
   }
   t.state = answer.state;
   t.seq = answer.seq;
@@ -67,6 +68,7 @@ function record(t: store.Saved, answer: api.ActResponse, mine: api.SeatUpdate, a
     if (e.kind === "HAND_OVER" || e.kind === "GAME_OVER") {
       if (!t.handOver) t.hands += 1;
       t.handOver = true;
+      t.nextHand = false;
     }
   }
   t.log = t.log.slice(-LOG_LINES);
@@ -89,47 +91,38 @@ async function refused(error: unknown): Promise<void> {
   }
 }
 
-async function move(action: api.Action): Promise<void> {
-  if (!table || busy) return;
+/** Plays the player's move, or (without one) the bots' turn; then the bots play on. */
+async function move(action: api.Action | null, byPlayer = true): Promise<void> {
+  const t = table;
+  if (!t || busy) return;
   busy = true;
-  message = "";
-  botToDeal = null;
+  if (byPlayer) {
+    message = "";
+    halted = false;
+  }
   render();
   try {
-    const { answer, mine } = await play(table, action);
-    record(table, answer, mine, action);
+    const bot = t.toAct.find((s) => t.policies[s]);
+    if (action) record(t, await play(t, action));
+    else if (bot !== undefined) record(t, await autoPlay(t, bot));
   } catch (error) {
+    halted = true;
     await refused(error);
   }
   busy = false;
   render();
-  void botsTurn();
+  botsTurn();
 }
 
-/** The first bot among the seats to act plays; a bot's deal of a new hand waits for the player. */
-async function botsTurn(): Promise<void> {
+/** Between hands the bots wait for the player's "next hand"; otherwise the first bot to act plays. */
+function waitsForNextHand(t: store.Saved): boolean {
+  return !t.nextHand && !t.toAct.includes(t.mySeat);
+}
+
+function botsTurn(): void {
   const t = table;
-  if (!t || busy || t.isOver || t.toAct.includes(t.mySeat)) return;
-  const seat = t.toAct.find((s) => t.policies[s]);
-  if (seat === undefined) return;
-  busy = true;
-  let action: api.Action | null = null;
-  try {
-    const legal = await botLegalActions(t, seat);
-    if (legal.length && legal.every((a) => a.kind === "DEAL")) {
-      botToDeal = { seat, legal: legal[0] };
-    } else if (legal.length) {
-      action = actionFor(seat, chooseRandom(legal));
-    }
-  } catch (error) {
-    await refused(error);
-  }
-  busy = false;
-  render();
-  if (action) {
-    const chosen = action;
-    setTimeout(() => void move(chosen), BOT_DELAY);
-  }
+  if (!t || busy || halted || t.isOver || t.toAct.includes(t.mySeat) || waitsForNextHand(t)) return;
+  if (t.toAct.some((s) => t.policies[s])) setTimeout(() => void move(null, false), BOT_DELAY);
 }
 
 async function start(choice: SetupChoice): Promise<void> {
@@ -157,6 +150,7 @@ async function start(choice: SetupChoice): Promise<void> {
       transfers: [...created.settlement],
       handOver: false,
       hands: 0,
+      nextHand: false,
     };
     store.save(table);
   } catch (error) {
@@ -164,7 +158,7 @@ async function start(choice: SetupChoice): Promise<void> {
   }
   busy = false;
   render();
-  void botsTurn();
+  botsTurn();
 }
 
 // -- rendering --------------------------------------------------------------------------------------
@@ -180,11 +174,21 @@ function cardsRow(cards: api.TableCard[], seat?: number, count?: number): HTMLEl
 function actionsPanel(t: store.Saved, names: string[]): HTMLElement {
   const panel = el("section", { class: "actions", "aria-label": "Le tue mosse (your moves)" });
   const myTurn = t.toAct.includes(t.mySeat) && !t.isOver;
-  if (botToDeal && !busy) {
-    const next = el("button", { type: "button", class: "primary next-hand", "data-kind": "NEXT_HAND" }, t.hands ? "Prossima mano (next hand)" : "Si comincia (start the hand)");
-    const deal = botToDeal;
-    next.addEventListener("click", () => void move(actionFor(deal.seat, deal.legal)));
+  if (!t.isOver && waitsForNextHand(t)) {
+    const label = t.hands ? "Prossima mano (next hand)" : "Si comincia (start the hand)";
+    const next = el("button", { type: "button", class: "primary next-hand", "data-kind": "NEXT_HAND" }, label);
+    next.addEventListener("click", () => {
+      t.nextHand = true;
+      store.save(t);
+      void move(null);
+    });
     panel.append(next);
+    return panel;
+  }
+  if (!myTurn && halted && !t.isOver) {
+    const retry = el("button", { type: "button", class: "primary", "data-kind": "CONTINUE" }, "Continua (go on)");
+    retry.addEventListener("click", () => void move(null));
+    panel.append(retry);
     return panel;
   }
   if (!myTurn) {
@@ -259,7 +263,6 @@ function tableScreen(t: store.Saved): HTMLElement {
   newTable.addEventListener("click", () => {
     store.forget();
     table = null;
-    botToDeal = null;
     void showSetup();
   });
   const screen = el(
@@ -311,7 +314,7 @@ async function restore(saved: store.Saved): Promise<void> {
   await refused(null);
   message = "";
   render();
-  void botsTurn();
+  botsTurn();
 }
 
 const saved = store.load();

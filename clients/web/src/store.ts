@@ -24,6 +24,8 @@ export interface Saved {
   transfers: Transfer[];
   handOver: boolean;
   hands: number;
+  /** The player asked for the next hand (or the first): the bots play until it is over. */
+  nextHand: boolean;
 }
 
 const KEY = "mazziere.table";

@@ -130,7 +130,7 @@ export function eventText(e: GameEvent, names: string[], game: string): string {
   if (e.cards.length) parts.push(e.cards.map((c) => (c.card ? cardName(c.card) : HIDDEN_NAME)).join(", "));
   if (Number(e.amount)) parts.push(`${e.amount} fiches (chips)`);
   if (Number(e.points)) parts.push(`punti (points) ${HALF_POINT_GAMES.has(game) ? halves(e.points) : e.points}`);
-  return who + parts.join(" · ");
+  return who + parts.join(" · ") + (e.auto ? " [auto]" : "");
 }
 
 export function transferText(t: Transfer, names: string[]): string {
