@@ -5,7 +5,7 @@ installs Chromium with apt when it is missing; without a browser the tests are s
 played by clicking only, bots' turns by the page; one hand is played with the keyboard alone. After every move
 the test asks the service, with the bots' keys the page keeps, which cards each bot holds face down for the
 player, and checks that none of them is drawn face up anywhere in the page. Screenshots go to the test's
-folder, and to docs/web-<game>.png with MAZZIERE_UPDATE_SCREENSHOTS=1.
+folder, and to docs/web-<game>.png with UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.service.test_process import free_port, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "clients" / "web" / "dist"
-CHROMIUM = Path(os.environ.get("MAZZIERE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -184,7 +184,7 @@ def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
     assert page.errors == []
     shot = tmp_path / f"web-{game}.png"
     page.screenshot(path=str(shot), full_page=True)
-    if os.environ.get("MAZZIERE_UPDATE_SCREENSHOTS") == "1":
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
         shutil.copyfile(shot, ROOT / "docs" / shot.name)
 
 

@@ -64,7 +64,7 @@ function record(t: store.Saved, { answer, mine }: Outcome): void {
   t.update = mine;
   t.transfers.push(...answer.settlement);
   for (const e of mine.events) {
-    t.log.push(eventText(e, names, t.game));
+    t.log.push(eventText(e, names, t.game, answer.action?.seat));
     if (e.kind === "HAND_OVER" || e.kind === "GAME_OVER") {
       if (!t.handOver) t.hands += 1;
       t.handOver = true;
