@@ -74,25 +74,28 @@ _REPLAY_STEP = {
 
 
 _ADVICE = {
-    "seq": "3",
-    "method": "ADVICE_METHOD_EXACT",
+    "seq": "2",
+    "method": "ADVICE_METHOD_SAMPLED",
+    "samples": 200,
     "actions": [
         {
             "action": {"kind": "HIT"},
-            "expectedValue": -4.25,
-            "win": 0.375,
-            "lose": 0.625,
-            "bust": 0.375,
+            "expectedValue": -0.445,
+            "win": 0.29,
+            "lose": 0.71,
+            "bust": 0.4,
+            "standardError": 0.06638455805184436,
         },
         {
             "action": {"kind": "STAND"},
-            "expectedValue": -2.5,
-            "win": 0.375,
-            "lose": 0.625,
+            "expectedValue": -0.605,
+            "win": 0.215,
+            "lose": 0.785,
+            "standardError": 0.06093801942182955,
         },
     ],
 }
-"""An example of Advise's answer: seat 0 on 5 points, staking 10 (the figures are illustrative)."""
+"""A real answer of Advise: Anna (seat 0) holds a 2 and has staked 1 against the bank, whose card she cannot see."""
 
 
 @dataclass(frozen=True, slots=True)
