@@ -142,6 +142,12 @@ def test_advise_is_counted_and_logged_like_every_method(running: Running, client
     assert (fields["code"], fields["request_id"]) == ("OK", "r-advise")
 
 
+def test_advise_runs_off_the_game_workers(running: Running) -> None:
+    """An advice plays out many deals: it runs on the replay threads (``slow``), so it never holds a game worker."""
+    slow = {m.name for m in table_methods(running.app.core) if m.slow}
+    assert slow == {"Replay", "StreamReplay", "Advise"}
+
+
 # -- auto-play ----------------------------------------------------------------------------------------------------
 
 
