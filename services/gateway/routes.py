@@ -75,23 +75,20 @@ _REPLAY_STEP = {
 
 _ADVICE = {
     "seq": "2",
-    "method": "ADVICE_METHOD_SAMPLED",
-    "samples": 200,
+    "method": "ADVICE_METHOD_EXACT",
     "actions": [
         {
             "action": {"kind": "HIT"},
-            "expectedValue": -0.445,
-            "win": 0.29,
-            "lose": 0.71,
-            "bust": 0.4,
-            "standardError": 0.06638455805184436,
+            "expectedValue": -0.39434128786265216,
+            "win": 0.3169555991422854,
+            "lose": 0.6830444008577146,
+            "bust": 0.4102129891603576,
         },
         {
             "action": {"kind": "STAND"},
-            "expectedValue": -0.605,
-            "win": 0.215,
-            "lose": 0.785,
-            "standardError": 0.06093801942182955,
+            "expectedValue": -0.5530325670842999,
+            "win": 0.24710045060089997,
+            "lose": 0.7528995493990999,
         },
     ],
 }
