@@ -203,7 +203,7 @@ ROUTES = [
         "Act",
         "POST",
         "/v1/tables:act",
-        "Play one action (the acting seat's key in X-Seat-Key or seatKey)",
+        "Play one action, or let the table choose it (autoPlay); the acting seat's key in X-Seat-Key or seatKey",
         {
             "stake": {
                 "summary": "Seat 1 stakes 10 on the state of sequence 1 (after the bank's DEAL)",
