@@ -152,7 +152,7 @@ class TableCore:
         return svc.AdviseResponse(
             seat=advice.seat,
             seq=state.seq,
-            method=svc.AdviceMethod.Value(f"ADVICE_METHOD_{advice.method}"),
+            method=f"ADVICE_METHOD_{advice.method}",
             samples=advice.samples,
             actions=[
                 svc.ActionAdvice(

@@ -16,9 +16,9 @@ from engine.bots.cautious import cautious
 from engine.errors import Reason, Rejected
 from engine.table import Action, TableState
 
-BEST_SAMPLES = 64
+BEST_SAMPLES = 48
 """Determinizations the ``best`` policy samples where a decision is not computed exactly."""
-BEST_EXACT_LIMIT = 400
+BEST_EXACT_LIMIT = 200
 """The most play-outs the ``best`` policy spends on an exact enumeration before it samples instead."""
 
 
@@ -34,6 +34,9 @@ def random_policy(state: TableState, seat: int) -> Action:
 
 def best_policy(state: TableState, seat: int) -> Action:
     """The action with the highest expected chip result (ties: the better win-minus-lose, then legal order)."""
+    entries = legal_actions(state, seat)
+    if len(entries) == 1 and entries[0].min_amount == entries[0].max_amount:
+        return entries[0].example(seat)  # nothing to weigh
     advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT)
     if not advice.actions:
         return actions_of(legal_actions(state, seat), seat)[0]

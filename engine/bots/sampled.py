@@ -21,7 +21,7 @@ from engine.table import Action, Event, TableState
 
 DEFAULT_SAMPLES = 200
 """Sampled determinizations when the caller names none."""
-EXACT_LIMIT = 3000
+EXACT_LIMIT = 800
 """The most playouts (all actions together) an exact enumeration may take."""
 MAX_STEPS = 2000
 """A playout longer than this many actions is cut (a guard; no hand of ours comes near it)."""
@@ -111,12 +111,12 @@ def evaluate(
     """Advice for ``actions`` of ``seat``: exact when the unseen cards allow it (and ``samples`` is None)."""
     hidden = Hidden(state, seat)
     key = view_key(state, seat)
-    if samples is None:
+    if samples is None and not any(a.kind == "DEAL" for a in actions):  # a deal shuffles: never exact
         try:
             return _exact(state, seat, hidden, key, actions, policy, classify, exact_limit)
         except _TooBig:
             samples = fallback
-    samples = max(1, samples)
+    samples = max(1, samples if samples is not None else fallback)
     tallies = [_Tally() for _ in actions]
     for i in range(samples):
         seed = key + i.to_bytes(4, "big")

@@ -74,25 +74,25 @@ _REPLAY_STEP = {
 
 
 _ADVICE = {
-    "seq": "3",
+    "seq": "2",
     "method": "ADVICE_METHOD_EXACT",
     "actions": [
         {
             "action": {"kind": "HIT"},
-            "expectedValue": -4.25,
-            "win": 0.375,
-            "lose": 0.625,
-            "bust": 0.375,
+            "expectedValue": -0.39434128786265216,
+            "win": 0.3169555991422854,
+            "lose": 0.6830444008577146,
+            "bust": 0.4102129891603576,
         },
         {
             "action": {"kind": "STAND"},
-            "expectedValue": -2.5,
-            "win": 0.375,
-            "lose": 0.625,
+            "expectedValue": -0.5530325670842999,
+            "win": 0.24710045060089997,
+            "lose": 0.7528995493990999,
         },
     ],
 }
-"""An example of Advise's answer: seat 0 on 5 points, staking 10 (the figures are illustrative)."""
+"""A real answer of Advise: Anna (seat 0) holds a 2 and has staked 1 against the bank, whose card she cannot see."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +203,7 @@ ROUTES = [
         "Act",
         "POST",
         "/v1/tables:act",
-        "Play one action (the acting seat's key in X-Seat-Key or seatKey)",
+        "Play one action, or let the table choose it (autoPlay); the acting seat's key in X-Seat-Key or seatKey",
         {
             "stake": {
                 "summary": "Seat 1 stakes 10 on the state of sequence 1 (after the bank's DEAL)",
