@@ -126,14 +126,16 @@ $(WEB_BUILT): $(WEB)/node_modules/.installed $(WEB)/openapi.json $(WEB)/tsconfig
 web: $(WEB_BUILT)
 
 web-if-node: setup
-	@if command -v npm > /dev/null; then $(MAKE) --no-print-directory web; \
+	@if command -v npm > /dev/null; then \
+		$(MAKE) --no-print-directory web || echo "make: the web table did not build (see above); /play is not served"; \
 	else echo "make: Node.js is not installed, so the web table is not built and /play is not served;" \
 		"install Node.js 20 or later (with npm) and run make web, then make run"; fi
 
 chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+			|| echo "make: apt-get could not install chromium: tests/web will be skipped"; \
 	else echo "make: no $(CHROMIUM), and apt-get is not available as root: tests/web will be skipped"; fi
 
 run: web-if-node

@@ -63,8 +63,10 @@ function record(t: store.Saved, { answer, mine }: Outcome): void {
   t.isOver = answer.isOver;
   t.update = mine;
   t.transfers.push(...answer.settlement);
+  // The first event of the acting seat is its move: marked [auto] when the service chose it.
+  const moveEvent = mine.events.find((e) => e.seat === answer.action?.seat);
   for (const e of mine.events) {
-    t.log.push(eventText(e, names, t.game, answer.action?.seat));
+    t.log.push(eventText(e, names, t.game, e === moveEvent));
     if (e.kind === "HAND_OVER" || e.kind === "GAME_OVER") {
       if (!t.handOver) t.hands += 1;
       t.handOver = true;

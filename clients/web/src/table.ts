@@ -122,17 +122,16 @@ function signed(amount: string): string {
 
 const HALF_POINT_GAMES = new Set(["sette_e_mezzo", "trentuno"]);
 
-/** One line of the log: who, what, which cards (named in Italian and English), how much; `actor` is the seat
- * whose move made the event. */
-export function eventText(e: GameEvent, names: string[], game: string, actor?: number): string {
+/** One line of the log: who, what, which cards (named in Italian and English), how much; `isMove`: the event is
+ * the move itself (marked when the service chose it for a bot). */
+export function eventText(e: GameEvent, names: string[], game: string, isMove = false): string {
   const who = e.seat !== undefined ? `${names[e.seat] ?? `seat ${e.seat}`}: ` : "";
   const parts = [e.kind.toLowerCase().replace(/_/g, " ")];
   if (e.target !== undefined) parts.push(`→ ${names[e.target] ?? `seat ${e.target}`}`);
   if (e.cards.length) parts.push(e.cards.map((c) => (c.card ? cardName(c.card) : HIDDEN_NAME)).join(", "));
-  if (Number(e.amount)) parts.push(`${e.amount} fiches (chips)`);
+  if (Number(e.amount)) parts.push(e.kind === "SHUFFLED" ? `${e.amount} carte (cards)` : `${e.amount} fiches (chips)`);
   if (Number(e.points)) parts.push(`punti (points) ${HALF_POINT_GAMES.has(game) ? halves(e.points) : e.points}`);
-  // The move itself of a seat the service played for (auto_play), not the events it led to for others.
-  return who + parts.join(" · ") + (e.auto && e.seat === actor ? " [auto]" : "");
+  return who + parts.join(" · ") + (e.auto && isMove ? " [auto]" : "");
 }
 
 export function transferText(t: Transfer, names: string[]): string {
