@@ -158,7 +158,15 @@ def wait_idle(page: Any) -> None:
     page.wait_for_selector("#table[data-busy=false]")
 
 
-def open_table(browser: Any, base_url: str, game: str, width: int = 900) -> Any:
+def open_table(
+    browser: Any,
+    base_url: str,
+    game: str,
+    width: int = 900,
+    options: dict[str, str] | None = None,
+    policies: tuple[str, ...] = (),
+) -> Any:
+    """The page at a new table of ``game``: ``options`` chosen in the setup form, and the bots' ``policies``."""
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -168,6 +176,12 @@ def open_table(browser: Any, base_url: str, game: str, width: int = 900) -> Any:
     page.reload()
     page.wait_for_selector("#setup")
     page.select_option("#game", game)
+    if options:
+        page.click("#setup summary")
+        for name, value in options.items():
+            page.select_option(f"#opt-{name}", value)
+    for row, policy in enumerate(policies, start=1):
+        page.select_option(f".bot:nth-child({row}) .policy", policy)
     page.click("#start")
     page.wait_for_selector("#table")
     return page
@@ -217,7 +231,7 @@ def test_a_hand_of_each_game_by_clicking(browser: Any, base_url: str, game: str,
 
 def test_a_hand_by_keyboard_at_phone_width(browser: Any, base_url: str, tmp_path: Path) -> None:
     """Focus goes to the first move; Tab moves between moves and Enter plays one. Every button and card is named."""
-    page = open_table(browser, base_url, "sette_e_mezzo", width=390)
+    page = open_table(browser, base_url, "sette_e_mezzo", 390, {"pack": "FRENCH"}, ("cautious", "best"))
     for _ in range(60):
         wait_idle(page)
         if page.get_attribute("#table", "data-hands") == "1":
@@ -239,6 +253,10 @@ def test_a_hand_by_keyboard_at_phone_width(browser: Any, base_url: str, tmp_path
     assert labels and all(label for label in labels)
     faces = page.eval_on_selector_all(".card:not(.back)", "cs => cs.map(c => c.getAttribute('aria-label'))")
     assert faces and all(" di " in label and " of " in label for label in faces)
+    # The option chosen in the form reached the table: French cards (upper-case suits), named as such.
+    codes = page.eval_on_selector_all(".card:not(.back)", "cs => cs.map(c => c.dataset.card)")
+    assert all(code[1].isupper() for code in codes), codes
+    assert page.inner_text(".seats").count("bot: cautious") == 1 and "bot: best" in page.inner_text(".seats")
     finish(page, base_url, "sette_e_mezzo-phone", tmp_path)
     page.close()
 
