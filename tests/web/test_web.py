@@ -284,3 +284,13 @@ def test_a_refused_move_shows_the_service_message_and_redraws(browser: Any, base
     assert page.inner_text(".message") == ""
     assert int(page.get_attribute("#table", "data-seq")) > int(seq)
     page.close()
+
+
+def test_the_gateway_serves_the_page_at_play_beside_the_api(base_url: str) -> None:
+    with urllib.request.urlopen(f"{base_url}/play", timeout=10) as answer:  # redirected to /play/
+        assert answer.url.endswith("/play/")
+        assert '<div id="app"' in answer.read().decode()
+    with urllib.request.urlopen(f"{base_url}/play/app.js", timeout=10) as answer:
+        assert answer.headers["content-type"].startswith("text/javascript")
+    with urllib.request.urlopen(f"{base_url}/v1/games", timeout=10) as answer:
+        assert {g["id"] for g in json.load(answer)["games"]} == set(GAMES)
