@@ -157,3 +157,45 @@ clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/.bin
 	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info
+
+# -- The web table (clients/web, served at /play; clients/web/README.md) ------------------------------------------
+# npm ci, the gateway's OpenAPI document written offline, types from it (openapi-typescript), then tsc and esbuild.
+# `make run` builds it when Node is present; `make test` builds it and installs Debian's chromium for tests/web.
+WEB := clients/web
+WEB_BUILT := $(WEB)/dist/.built
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: web web-if-node chromium clean-web
+
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB)/openapi.json: $(GEN) $(wildcard services/gateway/*.py)
+	$(BIN)/python -c 'import json; from services.gateway.app import create_app; from services.gateway.config import GatewayConfig; print(json.dumps(create_app(None, GatewayConfig.load({})).openapi(), indent=1))' > $@
+
+$(WEB_BUILT): $(WEB)/node_modules/.installed $(WEB)/openapi.json $(WEB)/tsconfig.json $(wildcard $(WEB)/src/*.*)
+	cd $(WEB) && npm run --silent generate && npm run --silent build
+	touch $@
+
+web: $(WEB_BUILT)
+
+web-if-node: setup
+	@if command -v npm > /dev/null; then \
+		$(MAKE) --no-print-directory web || echo "make: the web table did not build (see above); /play is not served"; \
+	else echo "make: Node.js is not installed, so the web table is not built and /play is not served;" \
+		"install Node.js 20 or later (with npm) and run make web, then make run"; fi
+
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+			|| echo "make: apt-get could not install chromium: tests/web will be skipped"; \
+	else echo "make: no $(CHROMIUM), and apt-get is not available as root: tests/web will be skipped"; fi
+
+run: web-if-node
+test: web chromium
+clean: clean-web
+
+clean-web:
+	rm -rf $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(WEB)/openapi.json

@@ -113,6 +113,8 @@ def test_python_example(target: str, client_python: Path) -> None:
     example = CLIENTS / "python" / "example.py"
     output = run([str(client_python), str(example)], ROOT, target, example)
     assert "HAND_OVER" in output, output
+    assert "played by the table: DEAL" in output and "(auto)" in output, output
+    assert "advice for seat" in output and "expected" in output, output
     assert "refused: ABORTED, reason STALE_SEQUENCE" in output, output
 
 
@@ -138,10 +140,13 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1)), output
     assert "HAND_OVER" in [e["kind"] for e in seen["events"]], output
     assert seen["spectator"] is False, output
+    assert (seen["unknown_policy"]["code"], seen["unknown_policy"]["reason"]) == ("INVALID_ARGUMENT", "UNKNOWN_POLICY")
+    assert seen["auto"] == {"kind": "DEAL", "seq": len(moves) + 1, "marked": True}, output
+    assert seen["advice"]["seq"] == len(moves) + 1 and seen["advice"]["actions"] > 0, output
     assert seen["stale"] == {
         "code": "ABORTED",
         "reason": "STALE_SEQUENCE",
-        "metadata": {"expected_seq": str(len(moves) - 1), "actual_seq": str(len(moves))},
+        "metadata": {"expected_seq": str(len(moves)), "actual_seq": str(len(moves) + 1)},
         "is_grpc": True,
     }, output
     assert seen["unreachable"] == {"code": "UNAVAILABLE", "reason": None, "metadata": {}}, output
@@ -150,7 +155,9 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
 def test_go_client(target: str) -> None:
     folder = CLIENTS / "go"
     output = run(["go", "test", "-count=1", "-v", "./..."], folder, target, folder / "gen" / "mazziere" / "v1")
-    for name in ("TestPlayHand", "TestStaleSequenceIsAborted", "TestWrongSeatKeyIsPermissionDenied"):
+    names = ("TestPlayHand", "TestStaleSequenceIsAborted", "TestWrongSeatKeyIsPermissionDenied",
+             "TestAutoPlayAndAdvise", "TestUnknownPolicyIsInvalidArgument")  # fmt: skip
+    for name in names:
         assert f"--- PASS: {name}" in output, output
 
 
@@ -160,4 +167,4 @@ def test_typescript_client(servers: tuple[str, str]) -> None:
     output = run(["node", "--test", "dist/test/"], folder, servers[0], folder / "dist" / "test", servers[1])
     for suite in ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies"):
         assert re.search(rf"^ok \d+ - {suite}$", output, re.MULTILINE), output
-    assert "# pass 10" in output and "# fail 0" in output, output
+    assert "# pass 13" in output and "# fail 0" in output, output

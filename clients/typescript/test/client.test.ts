@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Code, connect, ERROR_DOMAIN, errorInfo, type Transport } from "../client.js";
 import { connectWeb } from "../web.js";
-import { playHand } from "../example.js";
+import { autoPlayAndAdvise, playHand } from "../example.js";
 
 const transports: Transport[] = ["grpc", "connect", "grpc-web"];
 
@@ -63,6 +63,32 @@ function tests(client: ReturnType<typeof connect>): void {
         const { code, info } = errorInfo(err);
         assert.equal(code, Code.PermissionDenied);
         assert.equal(info?.reason, "SEAT_KEY_MISSING");
+        return true;
+      },
+    );
+  });
+
+  test("the table plays a move itself (every event auto) and advises the next seat", async () => {
+    const { table } = await playHand(client, () => {});
+    const seq = table.seq;
+    const { events, advice } = await autoPlayAndAdvise(client, table, () => {});
+    assert.equal(table.seq, seq + 1n);
+    assert.ok(events.length > 0 && events.every((e) => e.auto), JSON.stringify(events.map((e) => e.kind)));
+    assert.equal(advice.seat, table.toAct[0]);
+    assert.ok(advice.actions.length > 0);
+    for (const entry of advice.actions) assert.ok(Math.abs(entry.win + entry.push + entry.lose - 1) < 1e-9);
+  });
+
+  test("an unknown auto-play policy is INVALID_ARGUMENT with reason UNKNOWN_POLICY", async () => {
+    const created = await client.createTable({ game: "sette_e_mezzo", seats: [{ chips: 50n }, { chips: 50n }] });
+    const seat = created.toAct[0];
+    const keys = new Map(created.seatKeys.map((k) => [k.seat, k.key]));
+    await assert.rejects(
+      client.act({ tableId: created.tableId, state: created.state, autoPlay: "genius", seatKey: keys.get(seat) }),
+      (err: unknown) => {
+        const { code, info } = errorInfo(err);
+        assert.equal(code, Code.InvalidArgument);
+        assert.equal(info?.reason, "UNKNOWN_POLICY");
         return true;
       },
     );
