@@ -61,7 +61,7 @@ def test_sm_stand_advice_equals_brute_force() -> None:
     assert compared >= 2
 
 
-def test_sm_hit_from_6_5_is_one_card_then_best() -> None:
+def test_sm_hit_is_the_mean_of_the_next_best_decision() -> None:
     """A hit's value is the mean over the next card of the better of standing and hitting again, by hand."""
     state = _at(engine.apply(_at(_casino(b"hit"), "STAKE"), Action(1, "STAKE", 1)).state, "DECIDE")
     advice = {a.action.kind: a for a in advise(state, 1).actions}
