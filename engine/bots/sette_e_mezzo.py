@@ -31,7 +31,7 @@ from engine.games.sette_e_mezzo.rules import BurnWhen, SetteEMezzoRules
 from engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from engine.table import Action
 
-MEMO_MAX = 1 << 16
+MEMO_MAX = 1 << 15
 """The most values the enumeration keeps (one table for every memoised function; emptied when full)."""
 _MEMO: dict[tuple[Any, ...], Any] = {}
 F = TypeVar("F", bound=Callable[..., Any])
