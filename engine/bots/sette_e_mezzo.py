@@ -1,8 +1,8 @@
 """Exact advice for Sette e mezzo: every card a seat cannot see is enumerated, never sampled.
 
 The unseen cards (the stock, the discards, other seats' face-down cards) are a multiset of *classes*: the matta,
-and one class per rank (suits matter for nothing else). Every value below is memoised by that multiset, in bounded
-caches (:data:`CACHE_SIZE` entries each).
+and one class per rank (suits matter for nothing else). Every value below is memoised by that multiset, in one bounded
+table (:data:`MEMO_MAX` entries).
 
 The model:
 
@@ -19,9 +19,8 @@ The model:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from engine.bots.hidden import Hidden
 from engine.bots.values import EXACT, ActionAdvice, Advice
@@ -32,7 +31,32 @@ from engine.games.sette_e_mezzo.rules import BurnWhen, SetteEMezzoRules
 from engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from engine.table import Action
 
-CACHE_SIZE = 1 << 17
+MEMO_MAX = 1 << 15
+"""The most values the enumeration keeps (one table for every memoised function; emptied when full)."""
+_MEMO: dict[tuple[Any, ...], Any] = {}
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def memo(fn: F) -> F:
+    """Memoise ``fn`` by its arguments in the shared bounded table :data:`_MEMO`."""
+    tag = fn.__name__
+
+    def wrapper(*args: Any) -> Any:
+        key = (tag, *args)
+        hit = _MEMO.get(key, _MEMO)
+        if hit is not _MEMO:
+            return hit
+        value = fn(*args)
+        if len(_MEMO) >= MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = value
+        return value
+
+    wrapper.__name__ = tag
+    wrapper.__doc__ = fn.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
 HOUSE_STANDS = 10
 """The bank draws below 5 (10 halves) and stands on 5 or more."""
 
@@ -113,7 +137,7 @@ def _add(hand: Hand, i: int) -> Hand:
     return (hand[0], *sorted((*hand[1:], i))) if hand else (i,)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def _points(t: Table, hand: Hand) -> tuple[int, bool]:
     """The hand's total and whether it is a triplé."""
     cards = t.real(hand)
@@ -126,7 +150,7 @@ BankEnd = tuple[int, bool, Hand]
 """(total, bust, a hand that ends so): the hand stands for its reale and triplé in :func:`judge`."""
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def bank_terms(t: Table, bank: Hand) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int, int, BankEnd], ...]:
     """Every way the bank's play may go from its known cards ``bank``: (classes drawn, how many of each, cards
     drawn, orders of drawing them that end so, the end). The probability of each depends on the unseen cards only
@@ -191,7 +215,7 @@ def _shape(t: Table, hand: Hand, pts: int) -> Hand:
     return hand if len(hand) == 2 and (pts == SETTE_E_MEZZO or _points(t, hand)[1]) else ()
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def _pay(t: Table, player: Hand, p_pts: int, end: BankEnd) -> int:
     b_pts, bust, bank = end
     return judge(t.rules, t.sc, t.real(player), p_pts, t.real(bank), b_pts, bust)
@@ -200,7 +224,7 @@ def _pay(t: Table, player: Hand, p_pts: int, end: BankEnd) -> int:
 # -- a player's play ------------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def stand(t: Table, hand: Hand, pool: Pool, bank: Hand) -> Value:
     """Standing on ``hand``: the bank plays out from ``bank`` (its known cards) drawing from ``pool``."""
     pts = _points(t, hand)[0]
@@ -238,7 +262,7 @@ def after_card(t: Table, hand: Hand, pool: Pool, bank: Hand, burned: int) -> Val
     return play(t, hand, pool, bank, burned)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def hit(t: Table, hand: Hand, pool: Pool, bank: Hand, burned: int) -> Value:
     total = sum(pool)
     return _mix(
@@ -246,7 +270,7 @@ def hit(t: Table, hand: Hand, pool: Pool, bank: Hand, burned: int) -> Value:
     )
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def burn(t: Table, hand: Hand, pool: Pool, bank: Hand, burned: int, last: int) -> Value:
     """SM-20: the last card (class ``last``) is shown and replaced from the unseen cards."""
     total = sum(pool)
@@ -276,7 +300,7 @@ def choices(t: Table, hand: Hand, pool: Pool, burned: int, last: int) -> tuple[b
     return can, not must, may_burn
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def play(t: Table, hand: Hand, pool: Pool, bank: Hand, burned: int, last: int = -1) -> Value:
     """The best of the player's choices at a decision (``last``: the class of the card last received)."""
     last = hand[-1] if last < 0 else last
@@ -382,7 +406,7 @@ def _from_dist(a: Action, dist: tuple[Dist, float]) -> ActionAdvice:
     return ActionAdvice(a, ev, win, max(0.0, 1.0 - win - lose), lose, bust)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def _player_pays(t: Table, player: tuple[int, Hand, int, bool], bank: Hand, pool: Pool, bust: bool) -> Dist:
     """What one standing player pays the bank (negative: the bank pays), over his possible face-down card."""
     stake, shown, hidden, seven_half = player
@@ -420,12 +444,12 @@ def _convolve(dists: Sequence[Dist]) -> Dist:
     return tuple(acc.items())
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def _bank_stand(t: Table, bank: Hand, pool: Pool, players: Players, bust: bool = False) -> tuple[Dist, float]:
     return _convolve([_player_pays(t, p, bank, pool, bust) for p in players]), float(bust)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
+@memo
 def _bank_hit(t: Table, bank: Hand, pool: Pool, players: Players) -> tuple[Dist, float]:
     total = sum(pool)
     acc: dict[float, float] = {}
@@ -473,14 +497,20 @@ def casino_rtp(rules: SetteEMezzoRules) -> float:
     return 1.0 + ev
 
 
-def rtp_profiles() -> dict[str, SetteEMezzoRules]:
-    """The CASINO profiles whose return docs/rules/sette-e-mezzo.md publishes."""
-    from engine.games.sette_e_mezzo.rules import CASINO, MattaRealePays
-    from engine.rules import with_options
-
+def rtp_profiles() -> dict[str, dict[str, Any]]:
+    """The CASINO option sets whose return docs/rules/sette-e-mezzo.md publishes (overrides of CASINO)."""
     return {
-        "CASINO": CASINO,
-        "CASINO five_tie_loses reale_with_matta_pays=THREE_TO_TWO": with_options(
-            CASINO, {"five_tie_loses": True, "reale_with_matta_pays": MattaRealePays.THREE_TO_TWO.value}
-        ),
+        "CASINO": {},
+        "CASINO five_tie_loses, reale_with_matta_pays=THREE_TO_TWO": {
+            "five_tie_loses": True,
+            "reale_with_matta_pays": "THREE_TO_TWO",
+        },
     }
+
+
+EXACT_RTP = {
+    "CASINO": 0.9982738284987394,
+    "CASINO five_tie_loses, reale_with_matta_pays=THREE_TO_TWO": 0.9928520961959545,
+}
+""":func:`casino_rtp` of :func:`rtp_profiles`, as ``mazziere rtp`` prints it (kept here for the tests: the
+enumeration takes some 20 s)."""
