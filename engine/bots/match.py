@@ -79,3 +79,34 @@ def play_match(
                 if progress:
                     progress(len(match.results))
     return match
+
+
+def casino_returns(
+    options: Mapping[str, Any],
+    hands: int,
+    *,
+    seed: bytes = b"mazziere rtp",
+    progress: Callable[[int], None] | None = None,
+) -> tuple[float, float]:
+    """Sette e mezzo CASINO heads-up through ``engine.apply``: the player stakes 1 every hand and then plays the
+    ``best`` policy; (mean result per hand, its standard error): the Monte Carlo return to player minus 1."""
+    results: list[int] = []
+    table = 0
+    while len(results) < hands:
+        table_seed = hashlib.sha256(seed + table.to_bytes(4, "big")).digest()
+        table += 1
+        seats = [Seat("house", 10**9), Seat("player", 10**9)]
+        state = engine.new_table("sette_e_mezzo", seats, seed=table_seed, preset="CASINO", options=options).state
+        start = state.chips[1]
+        while not engine.is_over(state) and len(results) < hands:
+            seat = next_actor(state)
+            is_stake = any(e.kind == "STAKE" for e in engine.legal_actions(state, seat))
+            action = engine.Action(seat, "STAKE", 1) if is_stake else choose("best", state, seat)
+            out = engine.apply(state, action)
+            state = out.state
+            if any(e.kind == "HAND_OVER" for e in out.events):
+                results.append(state.chips[1] - start)
+                start = state.chips[1]
+                if progress:
+                    progress(len(results))
+    return mean_se(results)
