@@ -3,19 +3,46 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clients generate-go bench clean golden mutate
+.PHONY: setup run test lint lock image container-tools clients generate-go bench clean golden mutate
 
-$(BIN)/.installed: pyproject.toml
+# One virtual environment, filled in two steps from the lock files (requirements/, versions and hashes, made from
+# pyproject.toml by `make lock`): what running needs (`make run`), then the development tools (`make test`).
+# The project itself is installed editable, without dependencies, by the locked setuptools.
+RUNTIME_LOCK := requirements/runtime.lock
+DEV_LOCK := requirements/dev.lock
+RUNTIME := $(VENV)/.runtime
+DEV := $(VENV)/.dev
+
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+
+$(RUNTIME): $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+$(DEV): $(RUNTIME) $(DEV_LOCK)
+	$(BIN)/pip install --quiet --require-hashes -r $(DEV_LOCK)
+	touch $@
+
+# Rewrite the lock files after a change to the dependencies in pyproject.toml, with the pinned uv; versions already
+# locked stay unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME). tests/deploy/test_lock.py checks they agree.
+UV_VERSION := 0.13.9
+LOCK_FLAGS ?=
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes --quiet \
+	--custom-compile-command 'make lock' $(LOCK_FLAGS)
+
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet uv==$(UV_VERSION)
+	$(UV_COMPILE) -o $(RUNTIME_LOCK)
+	$(UV_COMPILE) --extra dev -c $(RUNTIME_LOCK) -o $(DEV_LOCK)
 
 GEN := services/gen/.generated
 BUF := node_modules/.bin/buf
 
 # Python code from the protobuf contract (grpcio-tools, installed above); not kept in git.
-$(GEN): $(BIN)/.installed $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
+$(GEN): $(RUNTIME) $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
 	$(BIN)/python services/codegen.py
 	touch $@
 
@@ -29,7 +56,7 @@ $(BUF): package.json package-lock.json
 KUSTOMIZE_VERSION := v5.8.1
 KUSTOMIZE := $(BIN)/.kustomize-$(KUSTOMIZE_VERSION)
 
-$(KUSTOMIZE): | $(BIN)/.installed
+$(KUSTOMIZE): | $(BIN)/python
 	@command -v go > /dev/null || { echo "make: Go is needed to build kustomize $(KUSTOMIZE_VERSION) for tests/deploy"; exit 1; }
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	touch $@
@@ -64,9 +91,9 @@ generate-go: $(BUF) $(GO_CLIENT)/.bin/.installed
 
 clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/.bin/.installed
 
-setup: $(BIN)/.installed $(GEN)
+setup: $(DEV) $(GEN)
 
-run: setup
+run: $(RUNTIME) $(GEN)
 	$(BIN)/mazziere serve
 
 lint: setup $(BUF)
@@ -84,8 +111,31 @@ lint: setup $(BUF)
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy -p mazziere_client
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy $(PY_CLIENT)/example.py $(PY_CLIENT)/tests/hand.py
 
-test: lint $(KUSTOMIZE) clients
-	$(BIN)/pytest
+# The container test (tests/deploy/test_container.py) builds deploy/Dockerfile with podman and plays through the
+# image. As root with apt, podman, runc and debootstrap are installed here; where the registry's base image cannot
+# be pulled, the test makes a local one with deploy/base-image.sh (cached by a hash of its recipe). CONTAINER_TEST=0
+# skips the install and the test.
+CONTAINER_TEST ?= 1
+CONTAINER_PACKAGES := podman runc debootstrap
+
+container-tools:
+	@if [ "$(CONTAINER_TEST)" = 0 ]; then echo "make: CONTAINER_TEST=0: tests/deploy/test_container.py skipped"; \
+	elif { command -v podman && command -v runc && command -v debootstrap; } > /dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "apt-get install $(CONTAINER_PACKAGES)"; apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_PACKAGES) > /dev/null; \
+	else echo "make: $(CONTAINER_PACKAGES) are not all installed (root with apt installs them)"; fi
+
+test: lint $(KUSTOMIZE) clients container-tools
+	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest
+
+# The image with podman, as the container test builds it, on BASE_IMAGE (default: deploy/base-image.sh's Debian).
+IMAGE ?= localhost/mazziere:dev
+BASE_IMAGE ?=
+
+image: container-tools
+	base="$(BASE_IMAGE)"; [ -n "$$base" ] || base=$$(deploy/base-image.sh); \
+	podman build --runtime runc --isolation=chroot -f deploy/Dockerfile --build-arg PYTHON_IMAGE="$$base" -t $(IMAGE) .
 
 # Rewrite the golden playthroughs (tests/golden/*.txt) after a change meant to alter what players see; review the diff.
 golden: setup
@@ -110,3 +160,45 @@ clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/.bin
 	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info
+
+# -- The web table (clients/web, served at /play; clients/web/README.md) ------------------------------------------
+# npm ci, the gateway's OpenAPI document written offline, types from it (openapi-typescript), then tsc and esbuild.
+# `make run` builds it when Node is present; `make test` builds it and installs Debian's chromium for tests/web.
+WEB := clients/web
+WEB_BUILT := $(WEB)/dist/.built
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: web web-if-node chromium clean-web
+
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB)/openapi.json: $(GEN) $(wildcard services/gateway/*.py)
+	$(BIN)/python -c 'import json; from services.gateway.app import create_app; from services.gateway.config import GatewayConfig; print(json.dumps(create_app(None, GatewayConfig.load({})).openapi(), indent=1))' > $@
+
+$(WEB_BUILT): $(WEB)/node_modules/.installed $(WEB)/openapi.json $(WEB)/tsconfig.json $(wildcard $(WEB)/src/*.*)
+	cd $(WEB) && npm run --silent generate && npm run --silent build
+	touch $@
+
+web: $(WEB_BUILT)
+
+web-if-node: setup
+	@if command -v npm > /dev/null; then \
+		$(MAKE) --no-print-directory web || echo "make: the web table did not build (see above); /play is not served"; \
+	else echo "make: Node.js is not installed, so the web table is not built and /play is not served;" \
+		"install Node.js 20 or later (with npm) and run make web, then make run"; fi
+
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+			|| echo "make: apt-get could not install chromium: tests/web will be skipped"; \
+	else echo "make: no $(CHROMIUM), and apt-get is not available as root: tests/web will be skipped"; fi
+
+run: web-if-node
+test: web chromium
+clean: clean-web
+
+clean-web:
+	rm -rf $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(WEB)/openapi.json

@@ -1,14 +1,20 @@
 """``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS.
 
-The in-process ones always run (engine beside RLCard, an Act step by step, the round trip beside PokerKit, memory
-over a long run); the server ones run when their load tools are installed (h2load for gRPC, wrk for REST).
+The in-process ones always run (engine beside RLCard, an Act step by step, the round trip beside PokerKit, bot
+advice, memory over a long run); the server ones run when their load tools are installed (h2load for gRPC, wrk
+for REST).
 """
 
 import shutil
 
-from bench import act, engine, memory, roundtrip
+from bench import act, advise, engine, memory, roundtrip
 
-for name, run in (("engine", engine.main), ("act", lambda: act.main([])), ("round trip", roundtrip.main)):
+for name, run in (
+    ("engine", engine.main),
+    ("act", lambda: act.main([])),
+    ("round trip", roundtrip.main),
+    ("bot advice", advise.main),
+):
     print(f"\n== {name}")
     run()
 if shutil.which("h2load"):

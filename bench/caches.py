@@ -16,6 +16,7 @@ from typing import Any
 
 from mazziere import engine
 from mazziere.engine import codec, validate, values, visibility, wire
+from mazziere.engine.bots import sette_e_mezzo as sm_bots
 from mazziere.engine.cards import ALL_CARDS, FRENCH_32
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS as SALTACAVALLO_SEATS
 from mazziere.engine.games.sette_e_mezzo import game as sette_e_mezzo_game
@@ -121,6 +122,16 @@ def _type_keyed(n: int) -> None:
         engine.state_from_bytes(engine.state_to_bytes(state))
 
 
+def _bot_memo(n: int) -> None:
+    """Sette e mezzo advice's table, filled with the totals of distinct hands of up to 12 cards."""
+    t = sm_bots.table(CLASSICO, (1,))
+    hands = itertools.chain.from_iterable(
+        itertools.product(range(len(t.classes)), repeat=size) for size in range(12, 0, -1)
+    )
+    for hand, _ in zip(hands, range(n), strict=False):
+        sm_bots._points(t, hand)
+
+
 def caches() -> list[Cache]:
     out = []
     for name, fn, fill in [
@@ -139,6 +150,10 @@ def caches() -> list[Cache]:
     out.append(
         Cache("validate._VALID_RULES", validate._VALID_RULES_MAX, validate._VALID_RULES.clear, _valid_rules,
               lambda: len(validate._VALID_RULES))
+    )  # fmt: skip
+    out.append(
+        Cache("bots.sette_e_mezzo._MEMO", sm_bots.MEMO_MAX, sm_bots._MEMO.clear, _bot_memo,
+              lambda: len(sm_bots._MEMO))
     )  # fmt: skip
     interned: list[tuple[str, dict[int, Any], Callable[[int], None]]] = [
         ("visibility._AUDIENCES (interned)", visibility._AUDIENCES, _interned_audiences),

@@ -14,6 +14,9 @@ replays the same move on the same sealed state), then an echo of a body of the s
 ``--rounds`` rounds. Server CPU per request comes from the process's user+system time in /proc. Every answer
 must be a 200. It prints the median of the rounds and the ratios.
 
+``--connect`` also sends the same ``Act`` as a Connect unary call (``POST /mazziere.v1.TableService/Act``, the
+seat key in the body) with a JSON body and with a protobuf body, in the same rounds, and prints each beside REST.
+
 ``--backends`` also times the two backends alone, without HTTP (``InProcessBackend.call`` against
 ``ChannelBackend.call`` to a thread-pool server in the same process, one call in flight, pinned to CPU 0).
 """
@@ -144,16 +147,34 @@ def _wrk(url: str, script: Path, seconds: int, connections: int, pid: int) -> Ru
     return Run(rate, cpu / max(requests, 1) * 1e6, requests)
 
 
-def _script(folder: Path, name: str, body: bytes, headers: dict[str, str]) -> Path:
-    lines = ['wrk.method = "POST"', 'wrk.headers["Content-Type"] = "application/json"']
+def _script(
+    folder: Path, name: str, body: bytes, headers: dict[str, str], content_type: str = "application/json"
+) -> Path:
+    lines = ['wrk.method = "POST"', f'wrk.headers["Content-Type"] = "{content_type}"']
     lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
-    lines.append(f"wrk.body = [==[{body.decode()}]==]")
+    lines.append('wrk.body = "' + "".join(f"\\{b}" for b in body) + '"')  # decimal escapes: any bytes
     path = folder / f"{name}.lua"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-def bench(embedded: str, rounds: int, seconds: int, connections: int, log_calls: bool) -> dict[str, Any]:
+CONNECT_ACT = "/mazziere.v1.TableService/Act"
+
+
+def connect_bodies(body: bytes, key: str) -> dict[str, bytes]:
+    """The REST Act body as Connect unary bodies: JSON and protobuf, the seat key in the body as over gRPC."""
+    from google.protobuf import json_format
+
+    from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+
+    data = {**json.loads(body), "seatKey": key}
+    proto = json_format.ParseDict(data, svc.ActRequest()).SerializeToString()
+    return {"connect_json": json.dumps(data, separators=(",", ":")).encode(), "connect_proto": proto}
+
+
+def bench(
+    embedded: str, rounds: int, seconds: int, connections: int, log_calls: bool, connect: bool = False
+) -> dict[str, Any]:
     port = _free_port()
     keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"
     command = [sys.executable, "-m", "bench.rest_act", "--serve", "--port", str(port), "--keys", keys]
@@ -176,15 +197,21 @@ def bench(embedded: str, rounds: int, seconds: int, connections: int, log_calls:
         echo_body = json.dumps({"echo": "x" * (len(body) - 11)}, separators=(",", ":")).encode()
         assert len(echo_body) == len(body)
         with tempfile.TemporaryDirectory() as tmp:
-            act_lua = _script(Path(tmp), "act", body, {"X-Seat-Key": key})
-            echo_lua = _script(Path(tmp), "echo", echo_body, {})
-            _wrk(f"{base}/v1/tables:act", act_lua, 1, connections, server.pid)  # warm up both
-            _wrk(f"{base}/bench/echo", echo_lua, 1, connections, server.pid)
-            runs: dict[str, list[Run]] = {"act": [], "echo": []}
+            targets = {
+                "act": (f"{base}/v1/tables:act", _script(Path(tmp), "act", body, {"X-Seat-Key": key})),
+                "echo": (f"{base}/bench/echo", _script(Path(tmp), "echo", echo_body, {})),
+            }
+            if connect:
+                for name, data in connect_bodies(body, key).items():
+                    media = "application/" + name.removeprefix("connect_")
+                    targets[name] = (base + CONNECT_ACT, _script(Path(tmp), name, data, {}, media))
+            for url, lua in targets.values():  # warm up each
+                _wrk(url, lua, 1, connections, server.pid)
+            runs: dict[str, list[Run]] = {name: [] for name in targets}
             for i in range(rounds):
-                order = ["act", "echo"] if i % 2 == 0 else ["echo", "act"]
+                order = list(targets) if i % 2 == 0 else list(reversed(targets))
                 for name in order:
-                    url, lua = (f"{base}/v1/tables:act", act_lua) if name == "act" else (f"{base}/bench/echo", echo_lua)
+                    url, lua = targets[name]
                     runs[name].append(_wrk(url, lua, seconds, connections, server.pid))
     finally:
         server.terminate()
@@ -258,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=32, help="requests in flight (one per connection)")
     parser.add_argument("--log-calls", action="store_true", help="log one JSON line per request (to /dev/null)")
     parser.add_argument("--backends", action="store_true", help="also time the two backends alone, without HTTP")
+    parser.add_argument("--connect", action="store_true", help="also the same Act over the Connect protocol")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--keys", help=argparse.SUPPRESS)
@@ -273,13 +301,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     ratios = {}
     for embedded in args.embedded or ["inprocess", "channel"]:
-        r = bench(embedded, args.rounds, args.seconds, args.connections, args.log_calls)
+        r = bench(embedded, args.rounds, args.seconds, args.connections, args.log_calls, args.connect)
         act, echo = r["act"], r["echo"]
         ratios[embedded] = act.rate / echo.rate
         print(
             f"{embedded:10} {r['payload_bytes']:>5}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
         )
+        for name in ("connect_json", "connect_proto"):
+            if name in r:
+                c = r[name]
+                print(
+                    f"  {name:14} act/s {c.rate:>6.0f} ({c.rate / act.rate:.2f}x REST), "
+                    f"{c.cpu_us:.0f} µs CPU/act ({c.cpu_us / act.cpu_us:.2f}x REST)"
+                )
     print("ratio columns: act/echo requests per second, and echo/act server CPU per request (medians of the rounds)")
     if "inprocess" in ratios:
         print(verdict("REST act vs FastAPI echo (requests/s, embedded default)", ratios["inprocess"], GOAL))

@@ -19,6 +19,8 @@ class Reason(Enum):
     INVALID_SEED = "INVALID_SEED"
     INVALID_STATE = "INVALID_STATE"
     RULES_VERSION_UNSUPPORTED = "RULES_VERSION_UNSUPPORTED"
+    UNKNOWN_POLICY = "UNKNOWN_POLICY"
+    """A bot policy name that :data:`engine.bots.POLICIES` does not hold."""
     # The request is well formed but the rules forbid it now (gRPC FAILED_PRECONDITION).
     NOT_YOUR_TURN = "NOT_YOUR_TURN"
     ILLEGAL_ACTION = "ILLEGAL_ACTION"

@@ -1,6 +1,9 @@
 """``mazziere serve``: run the gRPC service and the REST gateway, configured from the environment (see the README).
 
 ``mazziere gateway --target host:port``: the REST gateway alone, in front of a gRPC service elsewhere.
+
+``mazziere simulate GAME --bots best,random --hands N``: bots play each other (docs/bots.md); ``mazziere rtp``:
+Sette e mezzo's exact CASINO return to player.
 """
 
 from __future__ import annotations
@@ -8,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mazziere.services import simulate
 from mazziere.services.config import ConfigError
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.logs import configure, get_logger
@@ -24,7 +28,12 @@ def main(argv: list[str] | None = None) -> int:
         "every address (default: MAZZIERE_GATEWAY_TARGET)",
     )
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
+    simulate.add_parsers(sub)
     args = parser.parse_args(argv)
+    if args.command == "simulate":
+        return simulate.simulate(args)
+    if args.command == "rtp":
+        return simulate.rtp(args)
     if args.command == "new-key":
         from mazziere.services.sealing import new_key_entry
 

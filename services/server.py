@@ -60,8 +60,8 @@ class Method:
 
     ``deserialize`` and ``serialize`` run inside :meth:`Observer.run` (gRPC hands the handler the raw bytes), so a
     body that does not parse is a typed, logged and counted refusal like any other. ``streaming``: the handler
-    returns an iterator of responses (server streaming). ``slow``: the call may run long (a replay); it runs on the
-    replay workers, under the replay budget.
+    returns an iterator of responses (server streaming). ``slow``: the call may run long (a replay, an advice); it
+    runs on the replay workers, never holding a game worker (a replay also under the replay budget).
     """
 
     service: str
@@ -99,6 +99,16 @@ def table_methods(core: TableCore) -> list[Method]:
             svc.StreamReplayRequest.FromString,
             svc.StreamReplayResponse.SerializeToString,
             streaming=True,
+            slow=True,
+        )
+    )
+    methods.append(  # an advice plays out many deals: off the game workers, like a replay
+        Method(
+            SERVICE_NAME,
+            "Advise",
+            core.advise,
+            svc.AdviseRequest.FromString,
+            svc.AdviseResponse.SerializeToString,
             slow=True,
         )
     )

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from mazziere import engine
+from mazziere.engine import bots
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
@@ -38,6 +39,9 @@ _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
 _EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
 _LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 _TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
+_AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
+"""``Event.auto = true``, appended to the bytes of each event of an auto-played move (a field may come in any
+order on the wire, so the events' own writer stays the one of every move)."""
 
 
 @dataclass(slots=True)
@@ -102,11 +106,10 @@ class TableCore:
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
-        if not request.HasField("action"):
-            raise ServiceError.of(ServiceReason.INVALID_REQUEST, "the request has no action")
-        action = _action(request.action, "action")
-        self._check_seat(state, action.seat, request.seat_key)
-        viewers: list[Viewer] = [action.seat, None] if request.include_spectator else [action.seat]
+        action = _action(request.action, "action") if _requested_move(request) else None
+        seat = _auto_seat(state, request) if action is None else action.seat
+        self._check_seat(state, seat, request.seat_key)
+        viewers: list[Viewer] = [seat, None] if request.include_spectator else [seat]
         for extra in request.viewers:
             self._check_seat(state, extra.seat, extra.key)
             if extra.seat not in viewers:
@@ -118,10 +121,17 @@ class TableCore:
                 expected_seq=str(request.expected_seq),
                 actual_seq=str(state.seq),
             )
-        out = _engine(lambda: engine.apply(state, action))
+        if action is None:
+            played = _engine(lambda: bots.choose(request.auto_play, state, seat))
+            answer = svc.ActResponse(action=to_proto(played, pb.Action))
+        else:
+            played = action
+            answer = svc.ActResponse(action=request.action)
+        out = _engine(lambda: engine.apply(state, played))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        return _with_change(svc.ActResponse(state=self._seal(new, call)), out, viewers)
+        answer.state = self._seal(new, call)
+        return _with_change(answer, out, viewers, auto=action is None)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -132,6 +142,31 @@ class TableCore:
         answer = svc.GetViewResponse(seq=state.seq, to_act=engine.to_act(state), is_over=engine.is_over(state))
         answer.update.MergeFromString(_update(state, viewer, ()))
         return answer
+
+    def advise(self, request: svc.AdviseRequest, call: Call) -> svc.AdviseResponse:
+        """The seat's odds, from its own view only (:func:`engine.bots.advise`); needs the seat's key."""
+        state = self._open(request.state, request.table_id, call)
+        call.game = state.game
+        self._check_seat(state, request.seat, request.seat_key)
+        advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat))
+        return svc.AdviseResponse(
+            seat=advice.seat,
+            seq=state.seq,
+            method=f"ADVICE_METHOD_{advice.method}",
+            samples=advice.samples,
+            actions=[
+                svc.ActionAdvice(
+                    action=to_proto(a.action, pb.Action),
+                    expected_value=a.expected,
+                    win=a.win,
+                    push=a.push,
+                    lose=a.lose,
+                    bust=a.bust,
+                    standard_error=a.stderr,
+                )
+                for a in advice.actions
+            ],
+        )
 
     def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
         return svc.ReplayResponse(steps=list(self._replay_steps(request, call)))
@@ -287,6 +322,43 @@ def _action(msg: pb.Action, where: str) -> engine.Action:
     return engine.Action(msg.seat, msg.kind, msg.amount, target, cards)
 
 
+def _requested_move(request: svc.ActRequest) -> bool:
+    """True for a request carrying its move (``action``), False for one asking for ``auto_play``."""
+    has_action = request.HasField("action")
+    if has_action == bool(request.auto_play):
+        said = "both" if has_action else "neither"
+        raise ServiceError.of(
+            ServiceReason.INVALID_REQUEST,
+            f"the request has {said} action and auto_play; set exactly one: the move in action, or a policy "
+            f"({', '.join(bots.POLICIES)}) in auto_play",
+        )
+    if has_action and request.HasField("auto_seat"):
+        raise ServiceError.of(ServiceReason.INVALID_REQUEST, "auto_seat goes with auto_play; an action names its seat")
+    return has_action
+
+
+def _auto_seat(state: TableState, request: svc.ActRequest) -> int:
+    """The seat ``auto_play`` plays for: ``auto_seat``, or else the one seat to act (the policy checked first)."""
+    if request.auto_play not in bots.POLICIES:
+        raise ServiceError.from_rejected(
+            engine.Rejected(
+                engine.Reason.UNKNOWN_POLICY,
+                f"no policy is named {request.auto_play[:100]!r}; the policies are {', '.join(bots.POLICIES)}",
+            )
+        )
+    if request.HasField("auto_seat"):
+        return request.auto_seat
+    to_act = engine.to_act(state)
+    if len(to_act) == 1:
+        return to_act[0]
+    if not to_act:
+        raise ServiceError.from_rejected(engine.Rejected(engine.Reason.GAME_OVER, "no seat may act: the game is over"))
+    raise ServiceError.of(
+        ServiceReason.INVALID_REQUEST,
+        f"seats {', '.join(map(str, to_act))} may all act now: name the one to play for in auto_seat",
+    )
+
+
 def _check_seed(request: svc.CreateTableRequest) -> None:
     if request.HasField("seed") and len(request.seed) > engine.MAX_SEED:
         raise ServiceError.from_rejected(
@@ -304,15 +376,17 @@ def _check_deadline(call: Call) -> None:
         )
 
 
-def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...]) -> bytes:
-    """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`."""
+def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...], *, auto: bool = False) -> bytes:
+    """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`. ``auto``:
+    the events are those of an auto-played move (each gets ``auto = true``)."""
+    mark = _AUTO if auto else b""
     view = engine.view(state, viewer)
     kind: Any = type(view)
     view_bytes = protowire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)
     parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
     parts.append(protowire.length_delimited(b"\x12", protowire.length_delimited(_VIEW_TAGS[state.game], view_bytes)))
     for event in redact_events(events, viewer):  # events = 3
-        parts.append(protowire.length_delimited(b"\x1a", _EVENT(event)))
+        parts.append(protowire.length_delimited(b"\x1a", _EVENT(event) + mark))
     if viewer is not None:
         for entry in engine.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
@@ -326,14 +400,15 @@ def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
 M = TypeVar("M", bound=Message)
 
 
-def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer]) -> M:
+def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer], *, auto: bool = False) -> M:
     """``answer`` with the fields every answer to a change shares: ``seq``, ``settlement``, the viewers'
-    ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass."""
+    ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass (``auto``: the
+    change is an auto-played move)."""
     tags = _change_tags(answer.DESCRIPTOR)
     state: TableState = out.state
     parts = [tags["seq"] + protowire.varint(state.seq)] if state.seq else []
     parts += [protowire.length_delimited(tags["settlement"], _TRANSFER(t)) for t in out.settlement]
-    parts += [protowire.length_delimited(tags["updates"], _update(state, v, out.events)) for v in viewers]
+    parts += [protowire.length_delimited(tags["updates"], _update(state, v, out.events, auto=auto)) for v in viewers]
     if to_act := engine.to_act(state):
         parts.append(protowire.length_delimited(tags["to_act"], b"".join(map(protowire.varint, to_act))))
     if engine.is_over(state):

@@ -1,4 +1,6 @@
 """Create a Sette e mezzo table and play one hand: the bank deals, the player stakes and stands, the bank plays.
+Then the table plays the bank's next deal itself (auto-play, as a host's timer would) and the player asks for its
+odds (Advise).
 
 Uses the ``mazziere-client`` distribution (``pip install clients/python``, clients/README.md). Against
 ``make run``::
@@ -19,7 +21,7 @@ from mazziere_client.v1 import table_pb2 as pb
 
 
 def describe(event: pb.Event) -> str:
-    parts = [event.kind]
+    parts = [f"{event.kind} (auto)" if event.auto else event.kind]
     if event.HasField("seat"):
         parts.append(f"seat {event.seat}")
     parts += [card.card or "hidden" for card in event.cards]
@@ -57,6 +59,18 @@ def main() -> int:
             paid = "".join(f"; paid {t.payer}->{t.payee} {t.amount} ({t.reason})" for t in answer.settlement)
             move = f"{kind} {amount}" if amount else kind
             print(f"seat {seat} {move} -> seq {table.seq}: {', '.join(map(describe, events))}{paid}")
+
+        # The player's time is up: the table plays for it with the "cautious" policy (the seat's key is needed).
+        seat = table.to_act[0]
+        answer = table.auto("cautious")
+        print(f"seat {seat} played by the table: {answer.action.kind} -> seq {table.seq}: "
+              f"{', '.join(map(describe, answer.updates[0].events))}")  # fmt: skip
+        # The next seat to act asks for the odds of each of its actions, from what it may see.
+        seat = table.to_act[0]
+        for entry in table.advise(seat).actions:
+            move = f"{entry.action.kind} {entry.action.amount}" if entry.action.amount else entry.action.kind
+            print(f"advice for seat {seat}: {move}: expected {entry.expected_value:.2f} "
+                  f"(win {entry.win:.2f}, push {entry.push:.2f}, lose {entry.lose:.2f})")  # fmt: skip
 
         # A host whose sequence number is out of date (here one behind) is refused with ABORTED, STALE_SEQUENCE.
         behind = Table(client, table.table_id, table.state, table.seq - 1, table.seat_keys)

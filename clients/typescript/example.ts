@@ -1,8 +1,11 @@
 // Create a Sette e mezzo table and play one hand: the bank deals, the player stakes and stands, the bank plays.
+// Then the table plays the bank's next deal itself (auto-play, as a host's timer would) and the player asks for
+// its odds (Advise).
 // Run against a server (`make run` at the repository root): npm run build && npm run example
 // The server address comes from $MAZZIERE_TARGET (default localhost:50051).
 import { pathToFileURL } from "node:url";
 import { Code, connect, errorInfo, type TableClient } from "./client.js";
+import type { AdviseResponse } from "./gen/mazziere/v1/service_pb.js";
 import type { Event, LegalAction, SeatUpdate } from "./gen/mazziere/v1/table_pb.js";
 
 /** What a host keeps of a table: the latest state token, its sequence number and every seat's key. */
@@ -15,7 +18,7 @@ export interface Table {
 }
 
 function describe(event: Event): string {
-  const parts = [event.kind];
+  const parts = [event.auto ? `${event.kind} (auto)` : event.kind];
   if (event.seat !== undefined) parts.push(`seat ${event.seat}`);
   for (const card of event.cards) parts.push(card.card || "hidden");
   if (event.amount) parts.push(`amount ${event.amount}`);
@@ -81,9 +84,42 @@ export async function playHand(
   return { table, events };
 }
 
+/**
+ * Lets the table play for the seat to act with the "cautious" policy (what a host does when a player's time is up;
+ * the seat's key is needed as for any move), then asks the next seat to act for the odds of each of its actions.
+ */
+export async function autoPlayAndAdvise(
+  client: TableClient,
+  table: Table,
+  log: (line: string) => void = console.log,
+): Promise<{ events: Event[]; advice: AdviseResponse }> {
+  const seat = table.toAct[0];
+  const answer = await client.act({
+    tableId: table.tableId,
+    state: table.state,
+    expectedSeq: table.seq,
+    autoPlay: "cautious",
+    seatKey: table.keys.get(seat),
+  });
+  table.state = answer.state;
+  table.seq = answer.seq;
+  table.toAct = answer.toAct;
+  const events = answer.updates[0].events;
+  log(`seat ${seat} played by the table: ${answer.action?.kind} -> seq ${answer.seq}: ${events.map(describe).join(", ")}`);
+  const next = table.toAct[0];
+  const advice = await client.advise({ tableId: table.tableId, state: table.state, seat: next, seatKey: table.keys.get(next) });
+  for (const entry of advice.actions) {
+    const amount = entry.action?.amount ? ` ${entry.action.amount}` : "";
+    log(`advice for seat ${next}: ${entry.action?.kind}${amount}: expected ${entry.expectedValue.toFixed(2)} ` +
+      `(win ${entry.win.toFixed(2)}, push ${entry.push.toFixed(2)}, lose ${entry.lose.toFixed(2)})`);
+  }
+  return { events, advice };
+}
+
 async function main(): Promise<void> {
   const client = connect();
   const { table } = await playHand(client);
+  await autoPlayAndAdvise(client, table);
   // Acting on an old sequence number is refused with ABORTED, reason STALE_SEQUENCE.
   try {
     await client.act({

@@ -11,13 +11,14 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from google.protobuf.message import Message as ProtoMessage
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -26,7 +27,7 @@ from starlette.requests import ClientDisconnect
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mazziere.services.gateway import protojson
+from mazziere.services.gateway import connect, protojson
 from mazziere.services.gateway.backend import Backend
 from mazziere.services.gateway.comments import proto_comments
 from mazziere.services.gateway.config import GatewayConfig
@@ -74,9 +75,13 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             responses=_responses(route),
             openapi_extra=_request_body(route),
         )
+    connect.add_routes(
+        app.router, backend, max_body=config.gateway_max_body_bytes, read_timeout=config.gateway_read_timeout_seconds
+    )
     _add_probes(app, backend, registry if config.gateway_metrics else None)
     if config.gateway_docs:
         _add_docs(app)
+    _add_web_table(app)
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_exception)
     app.add_exception_handler(GatewayError, _gateway_error)
@@ -85,8 +90,8 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             CORSMiddleware,
             allow_origins=config.origins,
             allow_methods=["GET", "POST"],
-            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER],
-            expose_headers=[REQUEST_ID_HEADER],
+            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER, *connect.CORS_ALLOW_HEADERS],
+            expose_headers=[REQUEST_ID_HEADER, *connect.CORS_EXPOSE_HEADERS],
             max_age=600,
         )
     app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
@@ -247,6 +252,23 @@ def _add_docs(app: FastAPI) -> None:
         )
 
 
+# -- the web table ---------------------------------------------------------------------------------
+
+WEB_PATH = "/play"
+WEB_DIST = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
+"""The built web table (clients/web, ``make run`` builds it): served at /play when it exists."""
+
+
+def _add_web_table(app: FastAPI) -> None:
+    if not (WEB_DIST / "index.html").is_file():
+        return
+    app.mount(WEB_PATH + "/", StaticFiles(directory=WEB_DIST, html=True), name="play")
+
+    @app.get(WEB_PATH, include_in_schema=False)
+    async def play() -> RedirectResponse:
+        return RedirectResponse(WEB_PATH + "/")
+
+
 # -- errors -----------------------------------------------------------------------------------------
 
 
@@ -369,6 +391,8 @@ def _route_template(scope: Scope) -> str:
         return path
     if path.startswith(SWAGGER_UI_STATIC + "/"):
         return SWAGGER_UI_STATIC
+    if path.startswith(WEB_PATH + "/"):
+        return WEB_PATH
     return "unmatched"
 
 

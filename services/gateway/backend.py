@@ -26,9 +26,13 @@ from mazziere.services.server import SERVICE_NAME, Aborted, App, Method
 
 
 class Backend(Protocol):
-    async def call(self, rpc: str, request: Message, request_id: str) -> Message: ...
+    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
+        """One unary call. ``timeout``: the caller's own deadline (seconds), if shorter than the gateway's."""
+        ...
 
-    def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+    def stream(
+        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
+    ) -> AsyncIterator[Message]:
         """A server-streaming call's responses; a refusal (before or between them) raises GatewayError."""
         ...
 
@@ -70,9 +74,9 @@ class InProcessBackend:
         self._ready = ready
         self.methods: dict[str, Method] = {m.name: m for m in app.methods}
 
-    async def call(self, rpc: str, request: Message, request_id: str) -> Message:
+    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
         method = self.methods[rpc]
-        context = _Context(request_id, self.timeout)
+        context = _Context(request_id, _shorter(self.timeout, timeout))
         if method.slow:  # on the replay workers, under their limit, so the event loop stays free
             response, status = await asyncio.wrap_future(
                 self.app.pools.replay.submit(self.app.observer.run, method, request, context)
@@ -84,10 +88,12 @@ class InProcessBackend:
         result: Message = response
         return result
 
-    async def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+    async def stream(
+        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
+    ) -> AsyncIterator[Message]:
         method = self.methods[rpc]
         pool = self.app.pools.replay
-        context = _Context(request_id, self.timeout)
+        context = _Context(request_id, _shorter(self.timeout, timeout))
         observer = self.app.observer
         if not pool.admit():
             try:
@@ -125,6 +131,10 @@ class InProcessBackend:
 
     async def close(self) -> None:
         return None
+
+
+def _shorter(timeout: float, caller: float | None) -> float:
+    return timeout if caller is None else min(timeout, caller)
 
 
 def _error(status: grpc.Status) -> GatewayError:
@@ -182,21 +192,25 @@ class ChannelBackend:
         self._health = health_pb2_grpc.HealthStub(channel)
         self._channel = channel
 
-    async def call(self, rpc: str, request: Message, request_id: str) -> Message:
+    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
         if self._channel is None:
             self._open()
         try:
             response: Message = await self._calls[rpc](
-                request, metadata=(("x-request-id", request_id),), timeout=self.timeout
+                request, metadata=(("x-request-id", request_id),), timeout=_shorter(self.timeout, timeout)
             )
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
         return response
 
-    async def stream(self, rpc: str, request: Message, request_id: str) -> AsyncIterator[Message]:
+    async def stream(
+        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
+    ) -> AsyncIterator[Message]:
         if self._channel is None:
             self._open()
-        call = self._streams[rpc](request, metadata=(("x-request-id", request_id),), timeout=self.timeout)
+        call = self._streams[rpc](
+            request, metadata=(("x-request-id", request_id),), timeout=_shorter(self.timeout, timeout)
+        )
         try:
             async for item in call:
                 yield item

@@ -73,6 +73,28 @@ _REPLAY_STEP = {
 }
 
 
+_ADVICE = {
+    "seq": "2",
+    "method": "ADVICE_METHOD_EXACT",
+    "actions": [
+        {
+            "action": {"kind": "HIT"},
+            "expectedValue": -0.39434128786265216,
+            "win": 0.3169555991422854,
+            "lose": 0.6830444008577146,
+            "bust": 0.4102129891603576,
+        },
+        {
+            "action": {"kind": "STAND"},
+            "expectedValue": -0.5530325670842999,
+            "win": 0.24710045060089997,
+            "lose": 0.7528995493990999,
+        },
+    ],
+}
+"""A real answer of Advise: Anna (seat 0) holds a 2 and has staked 1 against the bank, whose card she cannot see."""
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """One RPC as a JSON endpoint."""
@@ -181,7 +203,7 @@ ROUTES = [
         "Act",
         "POST",
         "/v1/tables:act",
-        "Play one action (the acting seat's key in X-Seat-Key or seatKey)",
+        "Play one action, or let the table choose it (autoPlay); the acting seat's key in X-Seat-Key or seatKey",
         {
             "stake": {
                 "summary": "Seat 1 stakes 10 on the state of sequence 1 (after the bank's DEAL)",
@@ -191,7 +213,17 @@ ROUTES = [
                     "expectedSeq": "1",
                     "action": {"seat": 1, "kind": "STAKE", "amount": "10"},
                 },
-            }
+            },
+            "auto_play": {
+                "summary": "The table plays for the seat to act with the cautious policy (e.g. its player timed out); "
+                "that seat's key is needed as for any move",
+                "value": {
+                    "tableId": "t_0123456789abcdef01234567",
+                    "state": _TOKEN,
+                    "expectedSeq": "1",
+                    "autoPlay": "cautious",
+                },
+            },
         },
         answer={
             "state": _TOKEN,
@@ -235,6 +267,19 @@ ROUTES = [
             },
             "toAct": [1],
         },
+    ),
+    Route(
+        "Advise",
+        "POST",
+        "/v1/tables:advise",
+        "The odds of each legal action of one seat (its key in X-Seat-Key or seatKey), from its own view only",
+        {
+            "seat": {
+                "summary": "Seat 0's odds: should it hit or stand?",
+                "value": {"tableId": "t_0123456789abcdef01234567", "state": _TOKEN, "seat": 0},
+            }
+        },
+        answer=_ADVICE,
     ),
     Route(
         "Replay",

@@ -18,13 +18,14 @@ from typing import Any
 import uvicorn
 import uvloop
 from fastapi import FastAPI
+from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from mazziere.services.gateway.app import create_app
 from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
 from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.gateway.routes import ROUTES
+from mazziere.services.gateway.routes import SERVICE
 from mazziere.services.logs import get_logger
 from mazziere.services.metrics import new_registry, serve_registry
 from mazziere.services.server import SERVICE_NAME, AioServer, App, ThreadServer
@@ -138,7 +139,12 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def channel_methods() -> dict[str, Any]:
-    return {r.rpc: (r.request_class, r.response_class, r.streaming) for r in ROUTES}
+    """Every method of TableService (from its descriptor: the Connect routes serve each, with or without a REST
+    route) as RPC name to (request class, response class, server streaming)."""
+    return {
+        m.name: (GetMessageClass(m.input_type), GetMessageClass(m.output_type), m.server_streaming)
+        for m in SERVICE.methods
+    }
 
 
 class _HealthContext:
@@ -245,11 +251,11 @@ class _Draining:
         self.backend = backend
         self.draining = False
 
-    async def call(self, rpc: str, request: Any, request_id: str) -> Any:
-        return await self.backend.call(rpc, request, request_id)
+    async def call(self, rpc: str, request: Any, request_id: str, timeout: float | None = None) -> Any:
+        return await self.backend.call(rpc, request, request_id, timeout)
 
-    def stream(self, rpc: str, request: Any, request_id: str) -> AsyncIterator[Any]:
-        return self.backend.stream(rpc, request, request_id)
+    def stream(self, rpc: str, request: Any, request_id: str, timeout: float | None = None) -> AsyncIterator[Any]:
+        return self.backend.stream(rpc, request, request_id, timeout)
 
     async def ready(self) -> bool:
         return not self.draining and await self.backend.ready()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -33,16 +34,17 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def target() -> Iterator[str]:
-    """`mazziere serve` on a free port (gRPC only), as "host:port"."""
+def servers() -> Iterator[tuple[str, str]]:
+    """`mazziere serve` on free ports: gRPC and the REST gateway (Connect, gRPC-Web), each as "host:port"."""
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
-    port = free_port()
+    port, rest_port = free_port(), free_port()
     env = {
         **os.environ,
         "MAZZIERE_HOST": "127.0.0.1",
         "MAZZIERE_PORT": str(port),
         "MAZZIERE_METRICS_PORT": "0",
-        "MAZZIERE_REST_PORT": "0",
+        "MAZZIERE_REST_HOST": "127.0.0.1",
+        "MAZZIERE_REST_PORT": str(rest_port),
         "MAZZIERE_SEAL_KEYS": KEYS,
         "MAZZIERE_LOG_CALLS": "false",
     }
@@ -50,20 +52,27 @@ def target() -> Iterator[str]:
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             grpc.channel_ready_future(channel).result(timeout=20)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", f"127.0.0.1:{rest_port}"
     finally:
         proc.terminate()
         proc.wait(timeout=20)
 
 
-def run(command: list[str], cwd: Path, target: str, needs: Path) -> str:
-    """Runs a client's command against the server; fails with its whole output unless it succeeds."""
+@pytest.fixture(scope="module")
+def target(servers: tuple[str, str]) -> str:
+    """The gRPC server's "host:port"."""
+    return servers[0]
+
+
+def run(command: list[str], cwd: Path, target: str, needs: Path, rest_target: str = "") -> str:
+    """Runs a client's command against the server (gRPC at ``target``, the REST port at ``rest_target``); fails
+    with its whole output unless it succeeds."""
     if not needs.exists():
         pytest.fail(f"{needs.relative_to(ROOT)} is missing: run `make clients` (make test does)", pytrace=False)
     tool = shutil.which(command[0]) if not Path(command[0]).is_absolute() else command[0]
     if tool is None:
         pytest.fail(f"{command[0]} is not on PATH", pytrace=False)
-    env = {**os.environ, "MAZZIERE_TARGET": target, "GOTOOLCHAIN": "local"}
+    env = {**os.environ, "MAZZIERE_TARGET": target, "MAZZIERE_REST_TARGET": rest_target, "GOTOOLCHAIN": "local"}
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     output = f"$ {' '.join(command)}  (in {cwd.relative_to(ROOT)})\n{done.stdout}\n{done.stderr}"
     assert done.returncode == 0, output
@@ -104,6 +113,8 @@ def test_python_example(target: str, client_python: Path) -> None:
     example = CLIENTS / "python" / "example.py"
     output = run([str(client_python), str(example)], ROOT, target, example)
     assert "HAND_OVER" in output, output
+    assert "played by the table: DEAL" in output and "(auto)" in output, output
+    assert "advice for seat" in output and "expected" in output, output
     assert "refused: ABORTED, reason STALE_SEQUENCE" in output, output
 
 
@@ -129,10 +140,13 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1)), output
     assert "HAND_OVER" in [e["kind"] for e in seen["events"]], output
     assert seen["spectator"] is False, output
+    assert (seen["unknown_policy"]["code"], seen["unknown_policy"]["reason"]) == ("INVALID_ARGUMENT", "UNKNOWN_POLICY")
+    assert seen["auto"] == {"kind": "DEAL", "seq": len(moves) + 1, "marked": True}, output
+    assert seen["advice"]["seq"] == len(moves) + 1 and seen["advice"]["actions"] > 0, output
     assert seen["stale"] == {
         "code": "ABORTED",
         "reason": "STALE_SEQUENCE",
-        "metadata": {"expected_seq": str(len(moves) - 1), "actual_seq": str(len(moves))},
+        "metadata": {"expected_seq": str(len(moves)), "actual_seq": str(len(moves) + 1)},
         "is_grpc": True,
     }, output
     assert seen["unreachable"] == {"code": "UNAVAILABLE", "reason": None, "metadata": {}}, output
@@ -141,11 +155,16 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
 def test_go_client(target: str) -> None:
     folder = CLIENTS / "go"
     output = run(["go", "test", "-count=1", "-v", "./..."], folder, target, folder / "gen" / "mazziere" / "v1")
-    for name in ("TestPlayHand", "TestStaleSequenceIsAborted", "TestWrongSeatKeyIsPermissionDenied"):
+    names = ("TestPlayHand", "TestStaleSequenceIsAborted", "TestWrongSeatKeyIsPermissionDenied",
+             "TestAutoPlayAndAdvise", "TestUnknownPolicyIsInvalidArgument")  # fmt: skip
+    for name in names:
         assert f"--- PASS: {name}" in output, output
 
 
-def test_typescript_client(target: str) -> None:
+def test_typescript_client(servers: tuple[str, str]) -> None:
+    """A hand and two refusals over each transport: gRPC, the Connect protocol (JSON and protobuf) and gRPC-Web."""
     folder = CLIENTS / "typescript"
-    output = run(["node", "--test", "dist/test/"], folder, target, folder / "dist" / "test")
-    assert "# pass 3" in output and "# fail 0" in output, output
+    output = run(["node", "--test", "dist/test/"], folder, servers[0], folder / "dist" / "test", servers[1])
+    for suite in ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies"):
+        assert re.search(rf"^ok \d+ - {suite}$", output, re.MULTILINE), output
+    assert "# pass 13" in output and "# fail 0" in output, output

@@ -41,16 +41,19 @@ BASE = GatewayConfig(
 class Gateway:
     """A started gRPC server and a REST gateway (in process, or over a channel to ``target``)."""
 
-    def __init__(self, config: GatewayConfig, *, target: str | None = None) -> None:
+    def __init__(self, config: GatewayConfig, *, target: str | None = None, timeout: float = 5.0) -> None:
         self.app = App(config, keyring=Keyring.parse(config.seal_keys))
         self.grpc = ThreadServer(self.app)
         self.grpc_port = self.grpc.start()
         backend: Backend
         if target is None:
-            backend = InProcessBackend(self.app, timeout=5.0, ready=_health_probe(self.grpc))
+            backend = InProcessBackend(self.app, timeout=timeout, ready=_health_probe(self.grpc))
         else:
             backend = ChannelBackend(
-                target.format(port=self.grpc_port), timeout=5.0, max_message_bytes=1 << 20, methods=channel_methods()
+                target.format(port=self.grpc_port),
+                timeout=timeout,
+                max_message_bytes=1 << 20,
+                methods=channel_methods(),
             )
         self.backend = backend
         self.fastapi = create_app(backend, config, registry=self.app.metrics.registry)

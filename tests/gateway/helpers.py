@@ -43,11 +43,11 @@ class Api:
         self.http = http
         self.keyring = keyring
 
-    def create(self, game: str, seats: int | None = None, *, seed: bytes = b"seed") -> Table:
+    def create(self, game: str, seats: int | None = None, *, seed: bytes = b"seed", chips: int = CHIPS) -> Table:
         n = seats or SEATS[game]
         body = {
             "game": game,
-            "seats": [{"name": f"p{i}", "chips": str(CHIPS)} for i in range(n)],
+            "seats": [{"name": f"p{i}", "chips": str(chips)} for i in range(n)],
             "seed": base64.b64encode(seed).decode(),
         }
         resp = self.http.post("/v1/tables", json=body)
@@ -78,6 +78,20 @@ class Api:
         resp = self.act_raw(table, action)
         assert resp.status_code == 200, resp.text
         self.last_body = resp.content
+        data: dict[str, Any] = resp.json()
+        table.state, table.seq = data["state"], data.get("seq", "0")
+        table.to_act, table.is_over = data.get("toAct", []), data.get("isOver", False)
+        return data
+
+    def auto(self, table: Table, policy: str) -> dict[str, Any]:
+        """Act with ``autoPlay = policy`` for the first seat to act (named in ``autoSeat`` if several may)."""
+        seat = table.to_act[0]
+        body: dict[str, Any] = {"tableId": table.table_id, "state": table.state, "expectedSeq": table.seq}
+        body["autoPlay"] = policy
+        if len(table.to_act) > 1:
+            body["autoSeat"] = seat
+        resp = self.http.post("/v1/tables:act", json=body, headers={"X-Seat-Key": table.keys[seat]})
+        assert resp.status_code == 200, resp.text
         data: dict[str, Any] = resp.json()
         table.state, table.seq = data["state"], data.get("seq", "0")
         table.to_act, table.is_over = data.get("toAct", []), data.get("isOver", False)

@@ -67,9 +67,11 @@ class Client:
         self.stub = stub
         self.keyring = keyring
 
-    def create(self, game: str, seats: int | None = None, *, seed: bytes | None = b"seed", **kw: Any) -> Table:
+    def create(
+        self, game: str, seats: int | None = None, *, seed: bytes | None = b"seed", chips: int = CHIPS, **kw: Any
+    ) -> Table:
         n = seats or SEATS[game]
-        request = svc.CreateTableRequest(game=game, seats=[pb.Seat(name=f"p{i}", chips=CHIPS) for i in range(n)], **kw)
+        request = svc.CreateTableRequest(game=game, seats=[pb.Seat(name=f"p{i}", chips=chips) for i in range(n)], **kw)
         if seed is not None:
             request.seed = seed
         resp = self.stub.CreateTable(request)
@@ -98,6 +100,27 @@ class Client:
         )
         table.state, table.seq = resp.state, resp.seq
         table.to_act, table.is_over = list(resp.to_act), resp.is_over
+        return resp
+
+    def auto(self, table: Table, policy: str, seat: int | None = None, **kw: Any) -> svc.ActResponse:
+        """Act with ``auto_play = policy`` for ``seat`` (default: the first seat to act; ``auto_seat`` is named
+        only when several may act), with that seat's key."""
+        seat = table.to_act[0] if seat is None else seat
+        request = svc.ActRequest(
+            table_id=table.table_id, state=table.state, expected_seq=table.seq, auto_play=policy,
+            seat_key=table.keys.get(seat, ""), **kw,
+        )  # fmt: skip
+        if len(table.to_act) != 1 or seat not in table.to_act:
+            request.auto_seat = seat
+        resp = self.stub.Act(request)
+        table.state, table.seq = resp.state, resp.seq
+        table.to_act, table.is_over = list(resp.to_act), resp.is_over
+        return resp
+
+    def advise(self, table: Table, seat: int, key: str | None = None) -> svc.AdviseResponse:
+        key = table.keys.get(seat, "") if key is None else key
+        request = svc.AdviseRequest(table_id=table.table_id, state=table.state, seat=seat, seat_key=key)
+        resp: svc.AdviseResponse = self.stub.Advise(request)
         return resp
 
     def random_action(self, table: Table, rng: random.Random) -> pb.Action:

@@ -28,7 +28,7 @@ Code = grpc.StatusCode
 SEED = 20261130
 ROUNDS = 2
 PER_METHOD = 150
-"""Bodies per method and round: 2 x 150 x 6 methods = 1,800 calls, a few seconds."""
+"""Bodies per method and round: 2 x 150 x 7 methods = 2,100 calls, a few seconds."""
 BAD = (Code.INTERNAL, Code.UNKNOWN)
 
 
@@ -123,14 +123,17 @@ def seed_requests(channel: grpc.Channel) -> dict[str, list[bytes]]:
         viewers=[pb.SeatKey(seat=s, key=k) for s, k in key.items()], include_spectator=True,
     )  # fmt: skip
     view = svc.GetViewRequest(table_id=made.table_id, state=made.state, seat=seat, seat_key=key[seat])
+    auto = svc.ActRequest(table_id=made.table_id, state=made.state, auto_play="best", seat_key=key[seat])
+    advise = svc.AdviseRequest(table_id=made.table_id, state=made.state, seat=seat, seat_key=key[seat])
     replay = svc.ReplayRequest(create=create, table_id=made.table_id, actions=[action, action])
     return {
         "ListGames": [b""],
         "CreateTable": [create.SerializeToString()],
-        "Act": [act.SerializeToString()],
+        "Act": [act.SerializeToString(), auto.SerializeToString()],
         "GetView": [view.SerializeToString(), svc.GetViewRequest(table_id=made.table_id, state=made.state).SerializeToString()],  # noqa: E501
         "Replay": [replay.SerializeToString()],
         "StreamReplay": [replay.SerializeToString()],
+        "Advise": [advise.SerializeToString()],
     }  # fmt: skip
 
 
@@ -141,6 +144,7 @@ REQUEST_CLASSES: dict[str, type[Message]] = {
     "GetView": svc.GetViewRequest,
     "Replay": svc.ReplayRequest,
     "StreamReplay": svc.StreamReplayRequest,
+    "Advise": svc.AdviseRequest,
 }
 
 

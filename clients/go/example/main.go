@@ -1,5 +1,7 @@
 // Command example creates a Sette e mezzo table and plays one hand: the bank deals, the player stakes and
-// stands, the bank plays. Against a server at $MAZZIERE_TARGET (default localhost:50051): go run ./example
+// stands, the bank plays. Then the table plays the bank's next deal itself (auto-play, as a host's timer would)
+// and the player asks for its odds (Advise). Against a server at $MAZZIERE_TARGET (default localhost:50051):
+// go run ./example
 package main
 
 import (
@@ -27,6 +29,9 @@ type Table struct {
 
 func describe(e *mazzierev1.Event) string {
 	parts := []string{e.GetKind()}
+	if e.GetAuto() {
+		parts[0] += " (auto)"
+	}
 	if e.Seat != nil {
 		parts = append(parts, fmt.Sprintf("seat %d", e.GetSeat()))
 	}
@@ -128,6 +133,38 @@ func PlayHand(ctx context.Context, client mazzierev1.TableServiceClient, out io.
 	return table, events, nil
 }
 
+// AutoPlayAndAdvise lets the table play for the seat to act with the "cautious" policy (what a host does when a
+// player's time is up; the seat's key is needed as for any move), then asks the next seat to act for the odds of
+// each of its actions. It returns the events of the auto-played move and the advice.
+func AutoPlayAndAdvise(ctx context.Context, client mazzierev1.TableServiceClient, table *Table, out io.Writer) ([]*mazzierev1.Event, *mazzierev1.AdviseResponse, error) {
+	seat := table.ToAct[0]
+	answer, err := client.Act(ctx, &mazzierev1.ActRequest{
+		TableId: table.ID, State: table.State, ExpectedSeq: table.Seq, AutoPlay: "cautious", SeatKey: table.Keys[seat],
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	table.State, table.Seq, table.ToAct = answer.GetState(), answer.GetSeq(), answer.GetToAct()
+	events := answer.GetUpdates()[0].GetEvents()
+	fmt.Fprintf(out, "seat %d played by the table: %s -> seq %d: %s\n", seat, answer.GetAction().GetKind(), answer.GetSeq(),
+		describeAll(events))
+	next := table.ToAct[0]
+	advice, err := client.Advise(ctx, &mazzierev1.AdviseRequest{
+		TableId: table.ID, State: table.State, Seat: next, SeatKey: table.Keys[next]})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range advice.GetActions() {
+		move := a.GetAction().GetKind()
+		if a.GetAction().GetAmount() != 0 {
+			move += fmt.Sprintf(" %d", a.GetAction().GetAmount())
+		}
+		fmt.Fprintf(out, "advice for seat %d: %s: expected %.2f (win %.2f, push %.2f, lose %.2f)\n", next, move,
+			a.GetExpectedValue(), a.GetWin(), a.GetPush(), a.GetLose())
+	}
+	return events, advice, nil
+}
+
 func main() {
 	client, conn, err := mazziere.Dial(mazziere.Target())
 	if err != nil {
@@ -139,6 +176,9 @@ func main() {
 
 	table, _, err := PlayHand(ctx, client, os.Stdout)
 	if err != nil {
+		log.Fatal(err)
+	}
+	if _, _, err := AutoPlayAndAdvise(ctx, client, table, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
 	// Acting on an old sequence number is refused with ABORTED, reason STALE_SEQUENCE.

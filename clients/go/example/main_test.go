@@ -91,3 +91,46 @@ func TestWrongSeatKeyIsPermissionDenied(t *testing.T) {
 		t.Fatalf("got %v, %v; want PERMISSION_DENIED, SEAT_KEY_INVALID (%v)", code, info, err)
 	}
 }
+
+func TestAutoPlayAndAdvise(t *testing.T) {
+	client, ctx := connect(t)
+	table, _, err := PlayHand(ctx, client, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := table.Seq
+	var out strings.Builder
+	events, advice, err := AutoPlayAndAdvise(ctx, client, table, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	if table.Seq != seq+1 || len(events) == 0 {
+		t.Fatalf("seq %d after %d, %d events", table.Seq, seq, len(events))
+	}
+	for _, e := range events {
+		if !e.GetAuto() {
+			t.Errorf("event %s is not marked auto", e.GetKind())
+		}
+	}
+	if advice.GetSeat() != table.ToAct[0] || len(advice.GetActions()) == 0 {
+		t.Fatalf("advice for seat %d with %d actions; seat %d is to act", advice.GetSeat(), len(advice.GetActions()), table.ToAct[0])
+	}
+}
+
+func TestUnknownPolicyIsInvalidArgument(t *testing.T) {
+	client, ctx := connect(t)
+	created, err := client.CreateTable(ctx, &mazzierev1.CreateTableRequest{
+		Game: "sette_e_mezzo", Seats: []*mazzierev1.Seat{{Chips: 50}, {Chips: 50}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := created.GetToAct()[0]
+	_, err = client.Act(ctx, &mazzierev1.ActRequest{
+		TableId: created.GetTableId(), State: created.GetState(), AutoPlay: "genius",
+		SeatKey: created.GetSeatKeys()[seat].GetKey(),
+	})
+	if code, info := mazziere.ErrorInfo(err); code != codes.InvalidArgument || info.GetReason() != "UNKNOWN_POLICY" {
+		t.Fatalf("got %v, %v; want INVALID_ARGUMENT, UNKNOWN_POLICY (%v)", code, info, err)
+	}
+}

@@ -60,6 +60,15 @@ def main() -> int:
             out["moves"].append({"seat": seat, "kind": action.kind, "seq": table.seq})
             out["events"] += [{"kind": e.kind} for e in answer.updates[0].events]
         out["spectator"] = table.view(None).update.HasField("seat")
+        try:
+            table.auto("genius")
+        except MazziereError as exc:
+            out["unknown_policy"] = refusal(exc)
+        auto = table.auto("cautious")  # the bank's next deal, played by the table
+        marked = all(e.auto for e in auto.updates[0].events)
+        out["auto"] = {"kind": auto.action.kind, "seq": table.seq, "marked": marked}
+        advice = table.advise(table.to_act[0])
+        out["advice"] = {"seat": advice.seat, "actions": len(advice.actions), "seq": advice.seq}
 
         behind = Table(client, table.table_id, table.state, table.seq - 1, table.seat_keys)
         try:

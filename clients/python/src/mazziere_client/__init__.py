@@ -10,6 +10,8 @@ latest state token, its sequence number and every seat's key) and sends it back 
         seat = table.to_act[0]
         answer = table.act(Action(seat=seat, kind="DEAL"))   # the seat's own key, expected_seq = table.seq
         view = table.view(seat)                               # view.update.legal_actions: what it may do now
+        advice = table.advise(table.to_act[0])                # the odds of each of its actions, from its view
+        table.auto("cautious")                                # the table plays for the seat to act (a timeout)
 
 A refused call raises ``MazziereError`` (``.code``, ``.reason``, ``.metadata``). The generated messages and stub
 are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grpc``, one module per proto file).
@@ -18,12 +20,13 @@ are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grp
 from __future__ import annotations
 
 from mazziere_client.client import Client, MazziereError, Table
-from mazziere_client.v1.service_pb2 import ActResponse, CreateTableResponse, GetViewResponse
+from mazziere_client.v1.service_pb2 import ActResponse, AdviseResponse, CreateTableResponse, GetViewResponse
 from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
 
 __all__ = [
     "ActResponse",
     "Action",
+    "AdviseResponse",
     "Client",
     "CreateTableResponse",
     "GetViewResponse",

@@ -39,6 +39,8 @@ class TableServiceStub(Protocol):
         self, request: svc.StreamReplayRequest, *, timeout: float | None = None
     ) -> Iterator[svc.StreamReplayResponse]: ...
 
+    def Advise(self, request: svc.AdviseRequest, *, timeout: float | None = None) -> svc.AdviseResponse: ...
+
 
 class MazziereError(Exception):
     """A call the service refused.
@@ -213,20 +215,57 @@ class Table:
         seat of ``viewers`` (their keys from this table). Raises ``MazziereError`` if the move is refused.
         """
         request = svc.ActRequest(
-            table_id=self.table_id,
-            state=self.state,
-            expected_seq=self.seq,
             action=action,
             seat_key=self.key(action.seat) if seat_key is None else seat_key,
-            viewers=[pb.SeatKey(seat=seat, key=self.key(seat)) for seat in viewers],
-            include_spectator=include_spectator,
         )
+        return self._act(request, viewers, include_spectator)
+
+    def auto(
+        self,
+        policy: str = "cautious",
+        seat: int | None = None,
+        seat_key: str | None = None,
+        *,
+        viewers: Iterable[int] = (),
+        include_spectator: bool = False,
+    ) -> svc.ActResponse:
+        """Lets the table play for ``seat`` with the service's ``policy`` ("random", "cautious" or "best"), as a host
+        does when a player's time is up. ``seat``: ``None`` for the one seat to act (name it when several may act).
+        The seat's key is needed as for ``act``; the answer's ``action`` is the move played, and its events have
+        ``auto`` set. Raises ``MazziereError`` (reason ``UNKNOWN_POLICY`` for a name that is no policy)."""
+        request = svc.ActRequest(auto_play=policy)
+        if seat is not None and self.to_act != [seat]:
+            request.auto_seat = seat
+        acting = seat if seat is not None else (self.to_act[0] if self.to_act else 0)
+        request.seat_key = self.key(acting) if seat_key is None else seat_key
+        return self._act(request, viewers, include_spectator)
+
+    def _act(self, request: svc.ActRequest, viewers: Iterable[int], include_spectator: bool) -> svc.ActResponse:
+        request.table_id, request.state, request.expected_seq = self.table_id, self.state, self.seq
+        request.viewers.extend(pb.SeatKey(seat=seat, key=self.key(seat)) for seat in viewers)
+        request.include_spectator = include_spectator
         try:
             answer = self.client.stub.Act(request, timeout=self.client.timeout)
         except grpc.RpcError as exc:
             raise MazziereError.from_rpc_error(exc) from exc
         self.state, self.seq, self.to_act, self.is_over = answer.state, answer.seq, list(answer.to_act), answer.is_over
         return answer
+
+    def advise(self, seat: int, seat_key: str | None = None, *, timeout: float | None = 60.0) -> svc.AdviseResponse:
+        """The odds of each legal action of ``seat`` now, from what that seat may see alone: per action its
+        ``expected_value`` in chips, ``win``/``push``/``lose``/``bust`` probabilities and ``standard_error``. Needs
+        the seat's key (``None``: the one this table holds). Slower than the other calls (it plays out deals), so
+        it has a deadline of its own, ``timeout`` seconds."""
+        request = svc.AdviseRequest(
+            table_id=self.table_id,
+            state=self.state,
+            seat=seat,
+            seat_key=self.key(seat) if seat_key is None else seat_key,
+        )
+        try:
+            return self.client.stub.Advise(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
 
     def view(self, seat: int | None, seat_key: str | None = None) -> svc.GetViewResponse:
         """What ``seat`` may see of the latest state and may do now (``update.legal_actions``), with its key

@@ -85,6 +85,8 @@ const (
 	// UNAVAILABLE: the server is shutting down and gave up on this call before doing it. Retry; another
 	// replica will serve it.
 	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 30
+	// INVALID_ARGUMENT: ActRequest.auto_play names no policy the service has.
+	ErrorReason_ERROR_REASON_UNKNOWN_POLICY ErrorReason = 31
 )
 
 // Enum value maps for ErrorReason.
@@ -116,6 +118,7 @@ var (
 		28: "ERROR_REASON_RESPONSE_TOO_LARGE",
 		29: "ERROR_REASON_REPLAY_BUDGET_EXCEEDED",
 		30: "ERROR_REASON_SHUTTING_DOWN",
+		31: "ERROR_REASON_UNKNOWN_POLICY",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -144,6 +147,7 @@ var (
 		"ERROR_REASON_RESPONSE_TOO_LARGE":        28,
 		"ERROR_REASON_REPLAY_BUDGET_EXCEEDED":    29,
 		"ERROR_REASON_SHUTTING_DOWN":             30,
+		"ERROR_REASON_UNKNOWN_POLICY":            31,
 	}
 )
 
@@ -178,7 +182,7 @@ var File_mazziere_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xf0\x06\n" +
+	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\x91\a\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19ERROR_REASON_UNKNOWN_GAME\x10\x01\x12\x1f\n" +
@@ -206,7 +210,8 @@ const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x1b\x12#\n" +
 	"\x1fERROR_REASON_RESPONSE_TOO_LARGE\x10\x1c\x12'\n" +
 	"#ERROR_REASON_REPLAY_BUDGET_EXCEEDED\x10\x1d\x12\x1e\n" +
-	"\x1aERROR_REASON_SHUTTING_DOWN\x10\x1eB\xaf\x01\n" +
+	"\x1aERROR_REASON_SHUTTING_DOWN\x10\x1e\x12\x1f\n" +
+	"\x1bERROR_REASON_UNKNOWN_POLICY\x10\x1fB\xaf\x01\n" +
 	"\x0fcom.mazziere.v1B\vErrorsProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (

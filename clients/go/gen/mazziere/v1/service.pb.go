@@ -21,6 +21,60 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// AdviceMethod says how the odds were found.
+type AdviceMethod int32
+
+const (
+	// Never sent.
+	AdviceMethod_ADVICE_METHOD_UNSPECIFIED AdviceMethod = 0
+	// Every way the hidden cards may lie was counted: the figures are exact.
+	AdviceMethod_ADVICE_METHOD_EXACT AdviceMethod = 1
+	// The hidden cards were dealt at random `samples` times (as the seat may believe them to lie): the figures
+	// are estimates, each expected_value with its standard_error.
+	AdviceMethod_ADVICE_METHOD_SAMPLED AdviceMethod = 2
+)
+
+// Enum value maps for AdviceMethod.
+var (
+	AdviceMethod_name = map[int32]string{
+		0: "ADVICE_METHOD_UNSPECIFIED",
+		1: "ADVICE_METHOD_EXACT",
+		2: "ADVICE_METHOD_SAMPLED",
+	}
+	AdviceMethod_value = map[string]int32{
+		"ADVICE_METHOD_UNSPECIFIED": 0,
+		"ADVICE_METHOD_EXACT":       1,
+		"ADVICE_METHOD_SAMPLED":     2,
+	}
+)
+
+func (x AdviceMethod) Enum() *AdviceMethod {
+	p := new(AdviceMethod)
+	*p = x
+	return p
+}
+
+func (x AdviceMethod) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AdviceMethod) Descriptor() protoreflect.EnumDescriptor {
+	return file_mazziere_v1_service_proto_enumTypes[0].Descriptor()
+}
+
+func (AdviceMethod) Type() protoreflect.EnumType {
+	return &file_mazziere_v1_service_proto_enumTypes[0]
+}
+
+func (x AdviceMethod) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AdviceMethod.Descriptor instead.
+func (AdviceMethod) EnumDescriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{0}
+}
+
 // ListGamesRequest asks for every game.
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -308,16 +362,23 @@ type ActRequest struct {
 	// The sequence number the caller believes the state has (from the answer it acted on); any other is refused
 	// with ABORTED, so a move made on an old view never lands on a newer state.
 	ExpectedSeq int64 `protobuf:"varint,3,opt,name=expected_seq,json=expectedSeq,proto3" json:"expected_seq,omitempty"`
-	// The move.
+	// The move; absent when `auto_play` is set (exactly one of the two must be set).
 	Action *Action `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
-	// The key of the acting seat (action.seat).
+	// The key of the acting seat (action.seat, or the seat `auto_play` plays for).
 	SeatKey string `protobuf:"bytes,5,opt,name=seat_key,json=seatKey,proto3" json:"seat_key,omitempty"`
 	// Further seats whose update to return, each with its key (e.g. a host relaying every seat's events).
 	Viewers []*SeatKey `protobuf:"bytes,6,rep,name=viewers,proto3" json:"viewers,omitempty"`
 	// Also return the spectator's update (public view and public events).
 	IncludeSpectator bool `protobuf:"varint,7,opt,name=include_spectator,json=includeSpectator,proto3" json:"include_spectator,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Instead of `action`: the name of a policy ("random", "cautious", "best") that chooses the move of the seat
+	// to act, from what that seat may see, e.g. when the host's timer for a slow player runs out. Every event of
+	// the move has `auto` set. A name that is no policy: UNKNOWN_POLICY.
+	AutoPlay string `protobuf:"bytes,8,opt,name=auto_play,json=autoPlay,proto3" json:"auto_play,omitempty"`
+	// With `auto_play`: the seat to play for. Needed only when several seats may act now; absent, the one seat
+	// in to_act.
+	AutoSeat      *int32 `protobuf:"varint,9,opt,name=auto_seat,json=autoSeat,proto3,oneof" json:"auto_seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActRequest) Reset() {
@@ -399,6 +460,20 @@ func (x *ActRequest) GetIncludeSpectator() bool {
 	return false
 }
 
+func (x *ActRequest) GetAutoPlay() string {
+	if x != nil {
+		return x.AutoPlay
+	}
+	return ""
+}
+
+func (x *ActRequest) GetAutoSeat() int32 {
+	if x != nil && x.AutoSeat != nil {
+		return *x.AutoSeat
+	}
+	return 0
+}
+
 // ActResponse is the table after the action.
 type ActResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -413,7 +488,9 @@ type ActResponse struct {
 	// The seats that may act now.
 	ToAct []int32 `protobuf:"varint,5,rep,packed,name=to_act,json=toAct,proto3" json:"to_act,omitempty"`
 	// True when the game is over.
-	IsOver        bool `protobuf:"varint,6,opt,name=is_over,json=isOver,proto3" json:"is_over,omitempty"`
+	IsOver bool `protobuf:"varint,6,opt,name=is_over,json=isOver,proto3" json:"is_over,omitempty"`
+	// The action played: the request's `action`, or the one `auto_play` chose (keep it for Replay).
+	Action        *Action `protobuf:"bytes,7,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -488,6 +565,13 @@ func (x *ActResponse) GetIsOver() bool {
 		return x.IsOver
 	}
 	return false
+}
+
+func (x *ActResponse) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
 }
 
 // GetViewRequest asks what one seat or a spectator may know.
@@ -949,6 +1033,262 @@ func (x *StreamReplayResponse) GetStep() *ReplayStep {
 	return nil
 }
 
+// AdviseRequest asks for one seat's odds.
+type AdviseRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table the state belongs to.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The latest state of the table.
+	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// The seat to advise.
+	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The seat's key.
+	SeatKey       string `protobuf:"bytes,4,opt,name=seat_key,json=seatKey,proto3" json:"seat_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdviseRequest) Reset() {
+	*x = AdviseRequest{}
+	mi := &file_mazziere_v1_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdviseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdviseRequest) ProtoMessage() {}
+
+func (x *AdviseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdviseRequest.ProtoReflect.Descriptor instead.
+func (*AdviseRequest) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *AdviseRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *AdviseRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *AdviseRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *AdviseRequest) GetSeatKey() string {
+	if x != nil {
+		return x.SeatKey
+	}
+	return ""
+}
+
+// ActionAdvice is the outlook of one legal action for the advised seat.
+type ActionAdvice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The action (for a range of amounts, one entry for each amount that matters).
+	Action *Action `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	// The seat's expected chip result of taking it (then playing on well).
+	ExpectedValue float64 `protobuf:"fixed64,2,opt,name=expected_value,json=expectedValue,proto3" json:"expected_value,omitempty"`
+	// The probability that the seat wins; win + push + lose = 1.
+	Win float64 `protobuf:"fixed64,3,opt,name=win,proto3" json:"win,omitempty"`
+	// The probability of a push (no chips change hands).
+	Push float64 `protobuf:"fixed64,4,opt,name=push,proto3" json:"push,omitempty"`
+	// The probability that the seat loses (busts included).
+	Lose float64 `protobuf:"fixed64,5,opt,name=lose,proto3" json:"lose,omitempty"`
+	// The probability that the seat busts (0 in a game without busts); part of `lose`.
+	Bust float64 `protobuf:"fixed64,6,opt,name=bust,proto3" json:"bust,omitempty"`
+	// The standard error of `expected_value` (0 when exact).
+	StandardError float64 `protobuf:"fixed64,7,opt,name=standard_error,json=standardError,proto3" json:"standard_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActionAdvice) Reset() {
+	*x = ActionAdvice{}
+	mi := &file_mazziere_v1_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionAdvice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionAdvice) ProtoMessage() {}
+
+func (x *ActionAdvice) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionAdvice.ProtoReflect.Descriptor instead.
+func (*ActionAdvice) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ActionAdvice) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ActionAdvice) GetExpectedValue() float64 {
+	if x != nil {
+		return x.ExpectedValue
+	}
+	return 0
+}
+
+func (x *ActionAdvice) GetWin() float64 {
+	if x != nil {
+		return x.Win
+	}
+	return 0
+}
+
+func (x *ActionAdvice) GetPush() float64 {
+	if x != nil {
+		return x.Push
+	}
+	return 0
+}
+
+func (x *ActionAdvice) GetLose() float64 {
+	if x != nil {
+		return x.Lose
+	}
+	return 0
+}
+
+func (x *ActionAdvice) GetBust() float64 {
+	if x != nil {
+		return x.Bust
+	}
+	return 0
+}
+
+func (x *ActionAdvice) GetStandardError() float64 {
+	if x != nil {
+		return x.StandardError
+	}
+	return 0
+}
+
+// AdviseResponse is the seat's outlook: nothing in it depends on cards the seat may not see.
+type AdviseResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat advised.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The state's sequence number.
+	Seq int64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	// How the figures were found.
+	Method AdviceMethod `protobuf:"varint,3,opt,name=method,proto3,enum=mazziere.v1.AdviceMethod" json:"method,omitempty"`
+	// The number of sampled deals (0 when exact).
+	Samples int32 `protobuf:"varint,4,opt,name=samples,proto3" json:"samples,omitempty"`
+	// One entry for each legal action of the seat, in legal_actions order (not best first); empty when the seat
+	// may not act now.
+	Actions       []*ActionAdvice `protobuf:"bytes,5,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdviseResponse) Reset() {
+	*x = AdviseResponse{}
+	mi := &file_mazziere_v1_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdviseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdviseResponse) ProtoMessage() {}
+
+func (x *AdviseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdviseResponse.ProtoReflect.Descriptor instead.
+func (*AdviseResponse) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AdviseResponse) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *AdviseResponse) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *AdviseResponse) GetMethod() AdviceMethod {
+	if x != nil {
+		return x.Method
+	}
+	return AdviceMethod_ADVICE_METHOD_UNSPECIFIED
+}
+
+func (x *AdviseResponse) GetSamples() int32 {
+	if x != nil {
+		return x.Samples
+	}
+	return 0
+}
+
+func (x *AdviseResponse) GetActions() []*ActionAdvice {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
 var File_mazziere_v1_service_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_service_proto_rawDesc = "" +
@@ -974,7 +1314,7 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"settlement\x121\n" +
 	"\aupdates\x18\x06 \x03(\v2\x17.mazziere.v1.SeatUpdateR\aupdates\x12\x15\n" +
 	"\x06to_act\x18\a \x03(\x05R\x05toAct\x12\x17\n" +
-	"\ais_over\x18\b \x01(\bR\x06isOver\"\x85\x02\n" +
+	"\ais_over\x18\b \x01(\bR\x06isOver\"\xd2\x02\n" +
 	"\n" +
 	"ActRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
@@ -983,7 +1323,11 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x06action\x18\x04 \x01(\v2\x13.mazziere.v1.ActionR\x06action\x12\x19\n" +
 	"\bseat_key\x18\x05 \x01(\tR\aseatKey\x12.\n" +
 	"\aviewers\x18\x06 \x03(\v2\x14.mazziere.v1.SeatKeyR\aviewers\x12+\n" +
-	"\x11include_spectator\x18\a \x01(\bR\x10includeSpectator\"\xcf\x01\n" +
+	"\x11include_spectator\x18\a \x01(\bR\x10includeSpectator\x12\x1b\n" +
+	"\tauto_play\x18\b \x01(\tR\bautoPlay\x12 \n" +
+	"\tauto_seat\x18\t \x01(\x05H\x00R\bautoSeat\x88\x01\x01B\f\n" +
+	"\n" +
+	"_auto_seat\"\xfc\x01\n" +
 	"\vActResponse\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\fR\x05state\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x125\n" +
@@ -992,7 +1336,8 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"settlement\x121\n" +
 	"\aupdates\x18\x04 \x03(\v2\x17.mazziere.v1.SeatUpdateR\aupdates\x12\x15\n" +
 	"\x06to_act\x18\x05 \x03(\x05R\x05toAct\x12\x17\n" +
-	"\ais_over\x18\x06 \x01(\bR\x06isOver\"~\n" +
+	"\ais_over\x18\x06 \x01(\bR\x06isOver\x12+\n" +
+	"\x06action\x18\a \x01(\v2\x13.mazziere.v1.ActionR\x06action\"~\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12\x17\n" +
@@ -1025,14 +1370,38 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\btable_id\x18\x02 \x01(\tR\atableId\x12-\n" +
 	"\aactions\x18\x03 \x03(\v2\x13.mazziere.v1.ActionR\aactions\"C\n" +
 	"\x14StreamReplayResponse\x12+\n" +
-	"\x04step\x18\x01 \x01(\v2\x17.mazziere.v1.ReplayStepR\x04step2\xc6\x03\n" +
+	"\x04step\x18\x01 \x01(\v2\x17.mazziere.v1.ReplayStepR\x04step\"o\n" +
+	"\rAdviseRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x19\n" +
+	"\bseat_key\x18\x04 \x01(\tR\aseatKey\"\xd7\x01\n" +
+	"\fActionAdvice\x12+\n" +
+	"\x06action\x18\x01 \x01(\v2\x13.mazziere.v1.ActionR\x06action\x12%\n" +
+	"\x0eexpected_value\x18\x02 \x01(\x01R\rexpectedValue\x12\x10\n" +
+	"\x03win\x18\x03 \x01(\x01R\x03win\x12\x12\n" +
+	"\x04push\x18\x04 \x01(\x01R\x04push\x12\x12\n" +
+	"\x04lose\x18\x05 \x01(\x01R\x04lose\x12\x12\n" +
+	"\x04bust\x18\x06 \x01(\x01R\x04bust\x12%\n" +
+	"\x0estandard_error\x18\a \x01(\x01R\rstandardError\"\xb8\x01\n" +
+	"\x0eAdviseResponse\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x10\n" +
+	"\x03seq\x18\x02 \x01(\x03R\x03seq\x121\n" +
+	"\x06method\x18\x03 \x01(\x0e2\x19.mazziere.v1.AdviceMethodR\x06method\x12\x18\n" +
+	"\asamples\x18\x04 \x01(\x05R\asamples\x123\n" +
+	"\aactions\x18\x05 \x03(\v2\x19.mazziere.v1.ActionAdviceR\aactions*a\n" +
+	"\fAdviceMethod\x12\x1d\n" +
+	"\x19ADVICE_METHOD_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13ADVICE_METHOD_EXACT\x10\x01\x12\x19\n" +
+	"\x15ADVICE_METHOD_SAMPLED\x10\x022\x89\x04\n" +
 	"\fTableService\x12J\n" +
 	"\tListGames\x12\x1d.mazziere.v1.ListGamesRequest\x1a\x1e.mazziere.v1.ListGamesResponse\x12P\n" +
 	"\vCreateTable\x12\x1f.mazziere.v1.CreateTableRequest\x1a .mazziere.v1.CreateTableResponse\x128\n" +
 	"\x03Act\x12\x17.mazziere.v1.ActRequest\x1a\x18.mazziere.v1.ActResponse\x12D\n" +
 	"\aGetView\x12\x1b.mazziere.v1.GetViewRequest\x1a\x1c.mazziere.v1.GetViewResponse\x12A\n" +
 	"\x06Replay\x12\x1a.mazziere.v1.ReplayRequest\x1a\x1b.mazziere.v1.ReplayResponse\x12U\n" +
-	"\fStreamReplay\x12 .mazziere.v1.StreamReplayRequest\x1a!.mazziere.v1.StreamReplayResponse0\x01B\xb0\x01\n" +
+	"\fStreamReplay\x12 .mazziere.v1.StreamReplayRequest\x1a!.mazziere.v1.StreamReplayResponse0\x01\x12A\n" +
+	"\x06Advise\x12\x1a.mazziere.v1.AdviseRequest\x1a\x1b.mazziere.v1.AdviseResponseB\xb0\x01\n" +
 	"\x0fcom.mazziere.v1B\fServiceProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
@@ -1047,67 +1416,78 @@ func file_mazziere_v1_service_proto_rawDescGZIP() []byte {
 	return file_mazziere_v1_service_proto_rawDescData
 }
 
-var file_mazziere_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_mazziere_v1_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_mazziere_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_mazziere_v1_service_proto_goTypes = []any{
-	(*ListGamesRequest)(nil),     // 0: mazziere.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),    // 1: mazziere.v1.ListGamesResponse
-	(*CreateTableRequest)(nil),   // 2: mazziere.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),  // 3: mazziere.v1.CreateTableResponse
-	(*ActRequest)(nil),           // 4: mazziere.v1.ActRequest
-	(*ActResponse)(nil),          // 5: mazziere.v1.ActResponse
-	(*GetViewRequest)(nil),       // 6: mazziere.v1.GetViewRequest
-	(*GetViewResponse)(nil),      // 7: mazziere.v1.GetViewResponse
-	(*ReplayRequest)(nil),        // 8: mazziere.v1.ReplayRequest
-	(*ReplayStep)(nil),           // 9: mazziere.v1.ReplayStep
-	(*ReplayResponse)(nil),       // 10: mazziere.v1.ReplayResponse
-	(*StreamReplayRequest)(nil),  // 11: mazziere.v1.StreamReplayRequest
-	(*StreamReplayResponse)(nil), // 12: mazziere.v1.StreamReplayResponse
-	(*GameInfo)(nil),             // 13: mazziere.v1.GameInfo
-	(*Rules)(nil),                // 14: mazziere.v1.Rules
-	(*Seat)(nil),                 // 15: mazziere.v1.Seat
-	(*SeatKey)(nil),              // 16: mazziere.v1.SeatKey
-	(*Transfer)(nil),             // 17: mazziere.v1.Transfer
-	(*SeatUpdate)(nil),           // 18: mazziere.v1.SeatUpdate
-	(*Action)(nil),               // 19: mazziere.v1.Action
+	(AdviceMethod)(0),            // 0: mazziere.v1.AdviceMethod
+	(*ListGamesRequest)(nil),     // 1: mazziere.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),    // 2: mazziere.v1.ListGamesResponse
+	(*CreateTableRequest)(nil),   // 3: mazziere.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),  // 4: mazziere.v1.CreateTableResponse
+	(*ActRequest)(nil),           // 5: mazziere.v1.ActRequest
+	(*ActResponse)(nil),          // 6: mazziere.v1.ActResponse
+	(*GetViewRequest)(nil),       // 7: mazziere.v1.GetViewRequest
+	(*GetViewResponse)(nil),      // 8: mazziere.v1.GetViewResponse
+	(*ReplayRequest)(nil),        // 9: mazziere.v1.ReplayRequest
+	(*ReplayStep)(nil),           // 10: mazziere.v1.ReplayStep
+	(*ReplayResponse)(nil),       // 11: mazziere.v1.ReplayResponse
+	(*StreamReplayRequest)(nil),  // 12: mazziere.v1.StreamReplayRequest
+	(*StreamReplayResponse)(nil), // 13: mazziere.v1.StreamReplayResponse
+	(*AdviseRequest)(nil),        // 14: mazziere.v1.AdviseRequest
+	(*ActionAdvice)(nil),         // 15: mazziere.v1.ActionAdvice
+	(*AdviseResponse)(nil),       // 16: mazziere.v1.AdviseResponse
+	(*GameInfo)(nil),             // 17: mazziere.v1.GameInfo
+	(*Rules)(nil),                // 18: mazziere.v1.Rules
+	(*Seat)(nil),                 // 19: mazziere.v1.Seat
+	(*SeatKey)(nil),              // 20: mazziere.v1.SeatKey
+	(*Transfer)(nil),             // 21: mazziere.v1.Transfer
+	(*SeatUpdate)(nil),           // 22: mazziere.v1.SeatUpdate
+	(*Action)(nil),               // 23: mazziere.v1.Action
 }
 var file_mazziere_v1_service_proto_depIdxs = []int32{
-	13, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
-	14, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
-	15, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
-	16, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
-	17, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
-	18, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	19, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
-	16, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
-	17, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
-	18, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	18, // 10: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
-	2,  // 11: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	19, // 12: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
-	19, // 13: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
-	17, // 14: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
-	18, // 15: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
-	9,  // 16: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
-	2,  // 17: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	19, // 18: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
-	9,  // 19: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
-	0,  // 20: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
-	2,  // 21: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
-	4,  // 22: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
-	6,  // 23: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
-	8,  // 24: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
-	11, // 25: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
-	1,  // 26: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
-	3,  // 27: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
-	5,  // 28: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
-	7,  // 29: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
-	10, // 30: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
-	12, // 31: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
-	26, // [26:32] is the sub-list for method output_type
-	20, // [20:26] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	17, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
+	18, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
+	19, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
+	20, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
+	21, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
+	22, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	23, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
+	20, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
+	21, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
+	22, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	23, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
+	22, // 11: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
+	3,  // 12: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	23, // 13: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
+	23, // 14: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
+	21, // 15: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
+	22, // 16: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
+	10, // 17: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
+	3,  // 18: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	23, // 19: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
+	10, // 20: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
+	23, // 21: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
+	0,  // 22: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
+	15, // 23: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
+	1,  // 24: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
+	3,  // 25: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
+	5,  // 26: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
+	7,  // 27: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
+	9,  // 28: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
+	12, // 29: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
+	14, // 30: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
+	2,  // 31: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
+	4,  // 32: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
+	6,  // 33: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
+	8,  // 34: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
+	11, // 35: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
+	13, // 36: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
+	16, // 37: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
+	31, // [31:38] is the sub-list for method output_type
+	24, // [24:31] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_mazziere_v1_service_proto_init() }
@@ -1117,19 +1497,21 @@ func file_mazziere_v1_service_proto_init() {
 	}
 	file_mazziere_v1_table_proto_init()
 	file_mazziere_v1_service_proto_msgTypes[2].OneofWrappers = []any{}
+	file_mazziere_v1_service_proto_msgTypes[4].OneofWrappers = []any{}
 	file_mazziere_v1_service_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mazziere_v1_service_proto_rawDesc), len(file_mazziere_v1_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   13,
+			NumEnums:      1,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_mazziere_v1_service_proto_goTypes,
 		DependencyIndexes: file_mazziere_v1_service_proto_depIdxs,
+		EnumInfos:         file_mazziere_v1_service_proto_enumTypes,
 		MessageInfos:      file_mazziere_v1_service_proto_msgTypes,
 	}.Build()
 	File_mazziere_v1_service_proto = out.File

@@ -25,6 +25,7 @@ const (
 	TableService_GetView_FullMethodName      = "/mazziere.v1.TableService/GetView"
 	TableService_Replay_FullMethodName       = "/mazziere.v1.TableService/Replay"
 	TableService_StreamReplay_FullMethodName = "/mazziere.v1.TableService/StreamReplay"
+	TableService_Advise_FullMethodName       = "/mazziere.v1.TableService/Advise"
 )
 
 // TableServiceClient is the client API for TableService service.
@@ -51,6 +52,9 @@ type TableServiceClient interface {
 	// StreamReplay is Replay as a stream: one message per step, the creation step first, so no answer has to
 	// hold a whole table's history. It has the same limits as Replay (the README's "Limits").
 	StreamReplay(ctx context.Context, in *StreamReplayRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamReplayResponse], error)
+	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
+	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
+	Advise(ctx context.Context, in *AdviseRequest, opts ...grpc.CallOption) (*AdviseResponse, error)
 }
 
 type tableServiceClient struct {
@@ -130,6 +134,16 @@ func (c *tableServiceClient) StreamReplay(ctx context.Context, in *StreamReplayR
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TableService_StreamReplayClient = grpc.ServerStreamingClient[StreamReplayResponse]
 
+func (c *tableServiceClient) Advise(ctx context.Context, in *AdviseRequest, opts ...grpc.CallOption) (*AdviseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdviseResponse)
+	err := c.cc.Invoke(ctx, TableService_Advise_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TableServiceServer is the server API for TableService service.
 // All implementations must embed UnimplementedTableServiceServer
 // for forward compatibility.
@@ -154,6 +168,9 @@ type TableServiceServer interface {
 	// StreamReplay is Replay as a stream: one message per step, the creation step first, so no answer has to
 	// hold a whole table's history. It has the same limits as Replay (the README's "Limits").
 	StreamReplay(*StreamReplayRequest, grpc.ServerStreamingServer[StreamReplayResponse]) error
+	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
+	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
+	Advise(context.Context, *AdviseRequest) (*AdviseResponse, error)
 	mustEmbedUnimplementedTableServiceServer()
 }
 
@@ -181,6 +198,9 @@ func (UnimplementedTableServiceServer) Replay(context.Context, *ReplayRequest) (
 }
 func (UnimplementedTableServiceServer) StreamReplay(*StreamReplayRequest, grpc.ServerStreamingServer[StreamReplayResponse]) error {
 	return status.Error(codes.Unimplemented, "method StreamReplay not implemented")
+}
+func (UnimplementedTableServiceServer) Advise(context.Context, *AdviseRequest) (*AdviseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Advise not implemented")
 }
 func (UnimplementedTableServiceServer) mustEmbedUnimplementedTableServiceServer() {}
 func (UnimplementedTableServiceServer) testEmbeddedByValue()                      {}
@@ -304,6 +324,24 @@ func _TableService_StreamReplay_Handler(srv interface{}, stream grpc.ServerStrea
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TableService_StreamReplayServer = grpc.ServerStreamingServer[StreamReplayResponse]
 
+func _TableService_Advise_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AdviseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Advise(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Advise_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Advise(ctx, req.(*AdviseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TableService_ServiceDesc is the grpc.ServiceDesc for TableService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -330,6 +368,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Replay",
 			Handler:    _TableService_Replay_Handler,
+		},
+		{
+			MethodName: "Advise",
+			Handler:    _TableService_Advise_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -259,7 +259,10 @@ type Event struct {
 	// Points the event is about (Sette e mezzo counts in half points: 15 is 7½).
 	Points int64 `protobuf:"varint,6,opt,name=points,proto3" json:"points,omitempty"`
 	// Who may see the event at all.
-	SeenBy        *Audience `protobuf:"bytes,7,opt,name=seen_by,json=seenBy,proto3" json:"seen_by,omitempty"`
+	SeenBy *Audience `protobuf:"bytes,7,opt,name=seen_by,json=seenBy,proto3" json:"seen_by,omitempty"`
+	// True when the move that made the event was chosen by the service (ActRequest.auto_play), not by a player:
+	// a front end may show it as "played by the table".
+	Auto          bool `protobuf:"varint,8,opt,name=auto,proto3" json:"auto,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -341,6 +344,13 @@ func (x *Event) GetSeenBy() *Audience {
 		return x.SeenBy
 	}
 	return nil
+}
+
+func (x *Event) GetAuto() bool {
+	if x != nil {
+		return x.Auto
+	}
+	return false
 }
 
 // Transfer moves chips from one party to another.
@@ -995,7 +1005,7 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"max_amount\x18\x03 \x01(\x03R\tmaxAmount\x12\x1b\n" +
 	"\x06target\x18\x04 \x01(\x05H\x00R\x06target\x88\x01\x01\x12\x14\n" +
 	"\x05cards\x18\x05 \x03(\tR\x05cardsB\t\n" +
-	"\a_target\"\xf3\x01\n" +
+	"\a_target\"\x87\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x1b\n" +
@@ -1003,7 +1013,8 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"\x05cards\x18\x04 \x03(\v2\x16.mazziere.v1.TableCardR\x05cards\x12\x16\n" +
 	"\x06amount\x18\x05 \x01(\x03R\x06amount\x12\x16\n" +
 	"\x06points\x18\x06 \x01(\x03R\x06points\x12.\n" +
-	"\aseen_by\x18\a \x01(\v2\x15.mazziere.v1.AudienceR\x06seenByB\a\n" +
+	"\aseen_by\x18\a \x01(\v2\x15.mazziere.v1.AudienceR\x06seenBy\x12\x12\n" +
+	"\x04auto\x18\b \x01(\bR\x04autoB\a\n" +
 	"\x05_seatB\t\n" +
 	"\a_target\"f\n" +
 	"\bTransfer\x12\x14\n" +

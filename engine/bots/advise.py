@@ -1,0 +1,51 @@
+"""``advise(state, seat)``: for each legal action of a seat, its expected chip result, from that seat's view only.
+
+Sette e mezzo's player and bank decisions are computed exactly (:mod:`engine.bots.sette_e_mezzo`); every other
+decision is played out on determinizations (:mod:`engine.bots.sampled`).
+"""
+
+from __future__ import annotations
+
+from mazziere.engine import get_game, is_over, legal_actions
+from mazziere.engine.bots import outcomes, sampled
+from mazziere.engine.bots.cautious import cautious
+from mazziere.engine.bots.values import EXACT, Advice
+from mazziere.engine.table import Action, LegalAction, TableState
+
+
+def actions_of(entries: tuple[LegalAction, ...], seat: int) -> tuple[Action, ...]:
+    """One action per legal entry; an amount range gives its smallest and its largest amount (the result of a
+    stake is linear in the amount, so one of the two ends is always the best)."""
+    out: list[Action] = []
+    for entry in entries:
+        out.append(entry.example(seat))
+        if entry.max_amount > entry.min_amount:
+            out.append(Action(seat, entry.kind, entry.max_amount, entry.target, entry.cards))
+    return tuple(out)
+
+
+def advise(state: TableState, seat: int, *, samples: int | None = None) -> Advice:
+    """Advice for ``seat``: one entry per legal action (none when it may not act). ``samples`` forces sampling
+    with that many determinizations; by default a decision is computed exactly where that is cheap enough, and
+    otherwise sampled (:data:`~engine.bots.sampled.DEFAULT_SAMPLES`)."""
+    return advise_with(state, seat, samples, sampled.DEFAULT_SAMPLES, sampled.EXACT_LIMIT)
+
+
+def advise_with(state: TableState, seat: int, samples: int | None, fallback: int, exact_limit: int) -> Advice:
+    """:func:`advise` with its budget: ``fallback`` samples when exact play-outs would pass ``exact_limit``."""
+    get_game(state.game)  # an unknown game is refused here, as everywhere
+    if is_over(state) or not 0 <= seat < state.seat_count:
+        return Advice(seat, EXACT, 0, ())
+    entries = legal_actions(state, seat)
+    if not entries:
+        return Advice(seat, EXACT, 0, ())
+    actions = actions_of(entries, seat)
+    if state.game == "sette_e_mezzo" and samples is None:
+        from mazziere.engine.bots import sette_e_mezzo
+
+        exact = sette_e_mezzo.advise(state, seat, actions)
+        if exact is not None:
+            return exact
+    return sampled.evaluate(
+        state, seat, actions, cautious, outcomes.CLASSIFY[state.game], samples, fallback, exact_limit
+    )

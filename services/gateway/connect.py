@@ -1,0 +1,363 @@
+"""The Connect protocol and gRPC-Web on the REST port: every RPC of TableService at ``/mazziere.v1.TableService/<RPC>``.
+
+Browsers cannot speak gRPC (HTTP/2 trailers), but they can speak these two protocols over plain HTTP, which the
+generated TypeScript client uses through ``@connectrpc/connect-web``. The routes are made from the service
+descriptor, so a new unary or server-streaming RPC is served without a change here, and each calls the same
+:class:`~services.gateway.backend.Backend` as the REST routes: same handlers, errors, limits, logs and metrics.
+
+- Connect unary: ``POST`` with ``application/proto`` or ``application/json``; the answer is the bare message, an
+  error a JSON body ``{code, message, details: [{type, value, debug}]}`` with the HTTP status of its code.
+- Connect server streaming: ``application/connect+proto`` or ``+json``; the request and every answer are
+  enveloped (a flag byte and a 4-byte big-endian length), the last envelope (flag 2) holds ``{"error": ...}``
+  or ``{}``; always HTTP 200.
+- gRPC-Web: ``application/grpc-web`` (``+proto``, ``+json``), unary or streaming: the same envelopes, then a
+  trailer frame (flag 0x80) with ``grpc-status``, ``grpc-message`` and ``grpc-status-details-bin``.
+
+Errors carry a ``google.rpc.ErrorInfo`` (and ``RetryInfo`` when the service said when to retry), as over gRPC.
+Compression is not supported (a compressed request is refused with ``unimplemented``); answers go uncompressed.
+Connect's GET form of unary calls is not served (no RPC is marked free of side effects), nor plain gRPC, which
+needs HTTP/2 trailers: it has the gRPC port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import urllib.parse
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from fastapi import APIRouter
+from google.protobuf import json_format
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+from google.rpc import error_details_pb2, status_pb2
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from mazziere.services.errors import DOMAIN, STATUS_DETAILS_KEY
+from mazziere.services.gateway import protojson
+from mazziere.services.gateway.backend import Backend
+from mazziere.services.gateway.errors import HTTP_STATUS, GatewayError
+from mazziere.services.gateway.routes import SERVICE
+
+CORS_ALLOW_HEADERS = [
+    "Connect-Protocol-Version",
+    "Connect-Timeout-Ms",
+    "Connect-Accept-Encoding",
+    "Connect-Content-Encoding",
+    "Grpc-Timeout",
+    "X-Grpc-Web",
+    "X-User-Agent",
+]
+"""Request headers the Connect and gRPC-Web clients send from a browser (allowed by the CORS preflight)."""
+CORS_EXPOSE_HEADERS = ["Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin"]
+"""Response headers a browser's gRPC-Web client reads."""
+
+_PROTOCOL_VERSION = "1"
+_END_STREAM = 0x02
+_COMPRESSED = 0x01
+_TRAILER = 0x80
+
+
+@dataclass(frozen=True, slots=True)
+class Rpc:
+    """One method of the service as a Connect route."""
+
+    name: str
+    path: str
+    request_class: type[Message]
+    streaming: bool
+
+
+def rpcs(service: ServiceDescriptor = SERVICE) -> list[Rpc]:
+    """The unary and server-streaming methods of ``service`` (client streaming needs HTTP/2 both ways)."""
+    return [
+        Rpc(m.name, f"/{service.full_name}/{m.name}", GetMessageClass(m.input_type), m.server_streaming)
+        for m in service.methods
+        if not m.client_streaming
+    ]
+
+
+# -- codecs -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    name: str
+    decode: Callable[[bytes, type[Message]], Message]
+    encode: Callable[[Message], bytes]
+
+
+def _decode_proto(body: bytes, cls: type[Message]) -> Message:
+    try:
+        return cls.FromString(body)
+    except Exception:  # DecodeError, and whatever else a hostile body makes the parser raise
+        raise GatewayError.invalid_request(f"the body is not a valid protobuf {cls.DESCRIPTOR.full_name}") from None
+
+
+def _decode_json(body: bytes, cls: type[Message]) -> Message:
+    try:
+        return protojson.parse(body, cls)
+    except protojson.JsonError as exc:
+        raise GatewayError.invalid_request(str(exc)) from None
+
+
+PROTO = Codec("proto", _decode_proto, lambda m: m.SerializeToString())
+JSON = Codec("json", _decode_json, protojson.to_json)
+
+
+# -- protocols --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    """One way of carrying a call over HTTP/1.1 or HTTP/2."""
+
+    streaming: bool | None
+    """Which methods it serves: unary only (False), streaming only (True), or both (None)."""
+    prefix: str
+    """The content type of its bodies, before the codec's name."""
+    encoding_header: str
+    timeout_header: str
+
+
+CONNECT_UNARY = Protocol(False, "application/", "content-encoding", "connect-timeout-ms")
+CONNECT_STREAM = Protocol(True, "application/connect+", "connect-content-encoding", "connect-timeout-ms")
+GRPC_WEB = Protocol(None, "application/grpc-web+", "grpc-encoding", "grpc-timeout")
+
+_CONTENT_TYPES: dict[str, tuple[Protocol, Codec]] = {
+    "application/proto": (CONNECT_UNARY, PROTO),
+    "application/json": (CONNECT_UNARY, JSON),
+    "application/connect+proto": (CONNECT_STREAM, PROTO),
+    "application/connect+json": (CONNECT_STREAM, JSON),
+    "application/grpc-web": (GRPC_WEB, PROTO),
+    "application/grpc-web+proto": (GRPC_WEB, PROTO),
+    "application/grpc-web+json": (GRPC_WEB, JSON),
+}
+
+
+def _accepted(streaming: bool) -> list[str]:
+    return [t for t, (p, _) in _CONTENT_TYPES.items() if p.streaming in (None, streaming)]
+
+
+# -- errors -----------------------------------------------------------------------------------------
+
+
+def connect_code(code: grpc.StatusCode) -> str:
+    """The Connect name of a gRPC code: lower case, and ``canceled`` with one L."""
+    return "canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower()
+
+
+def _details(error: GatewayError) -> list[Message]:
+    """The detail messages of a refusal: its ErrorInfo, and a RetryInfo when the service said when to retry."""
+    out: list[Message] = []
+    if error.reason:
+        out.append(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata))
+    if error.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromNanoseconds(round(error.retry_after * 1e9))
+        out.append(retry)
+    return out
+
+
+def _unpadded(data: bytes) -> str:
+    return base64.b64encode(data).decode().rstrip("=")
+
+
+def connect_error(error: GatewayError) -> dict[str, Any]:
+    """The Connect error object: code, message, and each detail as its type name, base64 bytes and debug JSON."""
+    body: dict[str, Any] = {"code": connect_code(error.code), "message": error.message}
+    details = [
+        {
+            "type": d.DESCRIPTOR.full_name,
+            "value": _unpadded(d.SerializeToString()),
+            "debug": json_format.MessageToDict(d),
+        }
+        for d in _details(error)
+    ]
+    if details:
+        body["details"] = details
+    return body
+
+
+def _status_bytes(error: GatewayError) -> bytes:
+    status = status_pb2.Status(code=error.code.value[0], message=error.message)
+    for detail in _details(error):
+        status.details.add().Pack(detail)
+    data: bytes = status.SerializeToString()
+    return data
+
+
+def _grpc_message(text: str) -> str:
+    """Percent-encoded as the gRPC spec asks (any byte outside printable ASCII, and ``%``)."""
+    return urllib.parse.quote(text, safe=" !\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _trailer(error: GatewayError | None) -> bytes:
+    if error is None:
+        return b"grpc-status: 0\r\n"
+    lines = [
+        f"grpc-status: {error.code.value[0]}",
+        f"grpc-message: {_grpc_message(error.message)}",
+        f"{STATUS_DETAILS_KEY}: {base64.b64encode(_status_bytes(error)).decode()}",
+    ]
+    return "".join(line + "\r\n" for line in lines).encode()
+
+
+def _envelope(flags: int, payload: bytes) -> bytes:
+    return bytes([flags]) + len(payload).to_bytes(4, "big") + payload
+
+
+def _end(protocol: Protocol, error: GatewayError | None) -> bytes:
+    """The last envelope of a stream: Connect's end-stream message, or gRPC-Web's trailers."""
+    if protocol is GRPC_WEB:
+        return _envelope(_TRAILER, _trailer(error))
+    return _envelope(_END_STREAM, _json({} if error is None else {"error": connect_error(error)}))
+
+
+def _json(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _error_response(
+    protocol: Protocol, codec: Codec, error: GatewayError, *, http_status: int | None = None
+) -> Response:
+    if protocol is CONNECT_UNARY:
+        status = http_status or HTTP_STATUS.get(error.code, 500)
+        return Response(
+            _json(connect_error(error)), status_code=status, media_type="application/json", headers=error.headers()
+        )
+    return Response(_end(protocol, error), media_type=protocol.prefix + codec.name, headers=error.headers())
+
+
+# -- reading the request ----------------------------------------------------------------------------
+
+
+def _timeout(protocol: Protocol, value: str | None) -> float | None:
+    """The caller's deadline in seconds: Connect-Timeout-Ms (milliseconds) or Grpc-Timeout (``<digits><unit>``)."""
+    if value is None:
+        return None
+    if protocol is GRPC_WEB:
+        units = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+        number, unit = value[:-1], value[-1:]
+        if unit in units and number.isdigit() and len(number) <= 8:
+            return int(number) * units[unit]
+    elif value.isdigit() and len(value) <= 10:
+        return int(value) / 1000
+    raise GatewayError.invalid_request(f"the {protocol.timeout_header} header is not a timeout: {value[:32]!r}")
+
+
+def _check_headers(request: Request, protocol: Protocol) -> float | None:
+    headers = request.headers
+    version = headers.get("connect-protocol-version")
+    if protocol is not GRPC_WEB and version is not None and version != _PROTOCOL_VERSION:
+        raise GatewayError.invalid_request(
+            f"Connect-Protocol-Version must be {_PROTOCOL_VERSION}, not {version[:16]!r}"
+        )
+    encoding = headers.get(protocol.encoding_header, "identity").strip().lower()
+    if encoding != "identity":
+        raise GatewayError(
+            grpc.StatusCode.UNIMPLEMENTED, f"compression {encoding[:32]!r} is not supported; send identity"
+        )
+    return _timeout(protocol, headers.get(protocol.timeout_header))
+
+
+async def _read(request: Request, limit: int, timeout: float) -> bytes:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise GatewayError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is {length} bytes; at most {limit}")
+    body = bytearray()
+    try:
+        async with asyncio.timeout(timeout):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise GatewayError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is over {limit} bytes")
+    except TimeoutError:
+        raise GatewayError.invalid_request(f"the body did not arrive within {timeout:g} s") from None
+    return bytes(body)
+
+
+def _unwrap(protocol: Protocol, body: bytes) -> bytes:
+    """The request message's bytes: the body itself (Connect unary), or its one envelope."""
+    if protocol is CONNECT_UNARY:
+        return body
+    if len(body) < 5 or int.from_bytes(body[1:5], "big") != len(body) - 5:
+        raise GatewayError.invalid_request(
+            "the body must be exactly one enveloped message (a flag byte, a 4-byte length, the message)"
+        )
+    if body[0] & _COMPRESSED:
+        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "compressed messages are not supported")
+    if body[0] != 0:
+        raise GatewayError.invalid_request(f"the request's envelope has unknown flags {body[0]:#04x}")
+    return body[5:]
+
+
+# -- the routes -------------------------------------------------------------------------------------
+
+
+def add_routes(router: APIRouter, backend: Backend, *, max_body: int, read_timeout: float) -> None:
+    """A POST route for every RPC of the service (not in the OpenAPI document: it describes ``/v1/``)."""
+    for rpc in rpcs():
+        router.add_api_route(
+            rpc.path,
+            _endpoint(rpc, backend, max_body, read_timeout),
+            methods=["POST"],
+            name=f"connect.{rpc.name}",
+            include_in_schema=False,
+        )
+
+
+def _endpoint(
+    rpc: Rpc, backend: Backend, max_body: int, read_timeout: float
+) -> Callable[[Request], Awaitable[Response]]:
+    accepted = _accepted(rpc.streaming)
+
+    async def endpoint(request: Request) -> Response:
+        media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        protocol, codec = _CONTENT_TYPES.get(media_type, (None, JSON))
+        if protocol is None or protocol.streaming not in (None, rpc.streaming):
+            error = GatewayError.invalid_request(
+                f"{rpc.name} takes Content-Type {', '.join(accepted)}, not {media_type[:64] or 'none'}"
+                + ("; gRPC itself is served on the gRPC port" if media_type.startswith("application/grpc") else "")
+            )
+            response = _error_response(CONNECT_UNARY, JSON, error, http_status=415)
+            response.headers["Accept-Post"] = ", ".join(accepted)
+            return response
+        try:
+            timeout = _check_headers(request, protocol)
+            message = codec.decode(_unwrap(protocol, await _read(request, max_body, read_timeout)), rpc.request_class)
+        except GatewayError as exc:
+            return _error_response(protocol, codec, exc)
+        request_id = request.scope.get("mazziere.request_id", "")
+        media = protocol.prefix + codec.name
+        if rpc.streaming:
+            return StreamingResponse(
+                _stream(protocol, codec, backend.stream(rpc.name, message, request_id, timeout)), media_type=media
+            )
+        try:
+            answer = codec.encode(await backend.call(rpc.name, message, request_id, timeout))
+        except GatewayError as exc:
+            return _error_response(protocol, codec, exc)
+        if protocol is CONNECT_UNARY:
+            return Response(answer, media_type=media)
+        return Response(_envelope(0, answer) + _end(protocol, None), media_type=media)
+
+    endpoint.__name__ = f"connect_{rpc.name}"
+    return endpoint
+
+
+async def _stream(protocol: Protocol, codec: Codec, items: AsyncIterator[Message]) -> AsyncIterator[bytes]:
+    """Every answer enveloped, then the end: a refusal before or between answers goes in the last envelope."""
+    error: GatewayError | None = None
+    try:
+        async for item in items:
+            yield _envelope(0, codec.encode(item))
+    except GatewayError as exc:
+        error = exc
+    yield _end(protocol, error)
