@@ -10,8 +10,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from mazziere import engine
 from bench.goals import verdict
+from mazziere import engine
 from mazziere.engine.bots import advise, choose
 from mazziere.engine.bots.match import play_match
 from mazziere.engine.bots.sampled import next_actor

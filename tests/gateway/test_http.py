@@ -175,7 +175,10 @@ def served() -> Iterator[tuple[subprocess.Popen[bytes], int, int]]:
         "MAZZIERE_GRACE_SECONDS": "1",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mazziere.services.cli", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "mazziere.services.cli", "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         wait_http(f"http://127.0.0.1:{rest}/healthz")
