@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +187,22 @@ def open_table(
     return page
 
 
+def player_turns(page: Any, limit: int, check: Callable[[], None] = lambda: None) -> Iterator[list[str]]:
+    """The kinds of the player's move buttons at each of its turns, until the first hand ends (``check`` runs
+    whenever the page is idle); fails if it has not ended within ``limit`` looks."""
+    for _ in range(limit):
+        wait_idle(page)
+        check()
+        if page.get_attribute("#table", "data-hands") == "1":
+            return
+        kinds = page.eval_on_selector_all(".actions button", "bs => bs.map(b => b.dataset.kind)")
+        if kinds:
+            yield kinds
+        else:
+            page.wait_for_timeout(50)
+    pytest.fail(f"the hand did not end within {limit} looks")
+
+
 def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
     """The settlement is shown, the chips on screen are the last state's, and a screenshot is kept."""
     wait_idle(page)
@@ -205,19 +221,9 @@ def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_a_hand_of_each_game_by_clicking(browser: Any, base_url: str, game: str, tmp_path: Path) -> None:
     page = open_table(browser, base_url, game)
-    for _ in range(100):
-        wait_idle(page)
-        check_no_hidden_card(page, base_url)
-        if page.get_attribute("#table", "data-hands") == "1":
-            break
-        kinds = page.eval_on_selector_all(".actions button", "bs => bs.map(b => b.dataset.kind)")
-        if not kinds:
-            page.wait_for_timeout(50)
-            continue
+    for kinds in player_turns(page, 100, lambda: check_no_hidden_card(page, base_url)):
         kind = next((k for k in PREFERRED if k in kinds), kinds[0])
         page.click(f".actions button[data-kind={kind}]")
-    else:
-        pytest.fail("the hand did not end within 100 moves")
     finish(page, base_url, game, tmp_path)
     # A refresh finds the same table from localStorage: the same state, cards, settlement and log.
     before = table_text(page)
@@ -232,14 +238,7 @@ def test_a_hand_of_each_game_by_clicking(browser: Any, base_url: str, game: str,
 def test_a_hand_by_keyboard_at_phone_width(browser: Any, base_url: str, tmp_path: Path) -> None:
     """Focus goes to the first move; Tab moves between moves and Enter plays one. Every button and card is named."""
     page = open_table(browser, base_url, "sette_e_mezzo", 390, {"pack": "FRENCH"}, ("cautious", "best"))
-    for _ in range(60):
-        wait_idle(page)
-        if page.get_attribute("#table", "data-hands") == "1":
-            break
-        kinds = page.eval_on_selector_all(".actions button", "bs => bs.map(b => b.dataset.kind)")
-        if not kinds:
-            page.wait_for_timeout(50)
-            continue
+    for kinds in player_turns(page, 60):
         want = next(k for k in PREFERRED if k in kinds)
         for _ in range(len(kinds) + 2):
             if page.evaluate("document.activeElement.dataset.kind") == want:
