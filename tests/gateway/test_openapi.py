@@ -63,7 +63,11 @@ def test_the_wheel_installs_everything_under_the_mazziere_namespace(wheel: Path)
     """Nothing as generic as `engine` or `services` lands in site-packages: the folders install as mazziere.*."""
     tops = {n.split("/")[0] for n in zipfile.ZipFile(wheel).namelist()}
     assert tops == {"mazziere", wheel.name.split("-py")[0] + ".dist-info"}
-    assert "mazziere/__init__.py" not in zipfile.ZipFile(wheel).namelist(), "mazziere is a namespace package"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "mazziere/__init__.py" not in names, "mazziere is a namespace package"
+    files = [p for name in ("engine", "services") for p in (ROOT / name).rglob("*.py")]
+    sources = {f"mazziere/{p.relative_to(ROOT)}" for p in files}
+    assert sources <= names, f"left out of the wheel: {sorted(sources - names)}"
 
 
 _PROBE = """
