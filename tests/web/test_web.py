@@ -206,7 +206,8 @@ def player_turns(page: Any, limit: int, check: Callable[[], None] = lambda: None
 def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
     """The settlement is shown, the chips on screen are the last state's, and a screenshot is kept."""
     wait_idle(page)
-    assert page.is_visible(".settlement"), "no settlement after the hand"
+    if not page.is_visible(".settlement"):  # say what the page showed instead
+        pytest.fail(f"no settlement after the hand: {table_text(page)}, saved hands {saved(page).get('hands')}")
     table = saved(page)
     assert page.get_attribute("#table", "data-seq") == table["seq"]
     on_screen = page.eval_on_selector_all("[data-seat] .chip-count", "els => els.map(e => e.textContent)")
