@@ -200,7 +200,7 @@ def player_turns(page: Any, limit: int, check: Callable[[], None] = lambda: None
             yield kinds
         else:
             page.wait_for_timeout(50)
-    pytest.fail(f"the hand did not end within {limit} looks")
+    pytest.fail(f"the hand did not end within {limit} looks; the table showed {table_text(page)}")
 
 
 def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
