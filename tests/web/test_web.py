@@ -193,9 +193,12 @@ def player_turns(page: Any, limit: int, check: Callable[[], None] = lambda: None
     for _ in range(limit):
         wait_idle(page)
         check()
-        if page.get_attribute("#table", "data-hands") == "1":
+        hands, kinds = page.evaluate(
+            "() => [document.querySelector('#table').dataset.hands,"
+            " [...document.querySelectorAll('.actions button')].map(b => b.dataset.kind)]"
+        )
+        if hands == "1":
             return
-        kinds = page.eval_on_selector_all(".actions button", "bs => bs.map(b => b.dataset.kind)")
         if kinds:
             yield kinds
         else:

@@ -16,6 +16,8 @@ const LOG_LINES = 200;
 
 let table: store.Saved | null = null;
 let busy = false;
+/** A bot's move is waiting for its timer: the page is not settled until it has been played. */
+let botTimer: ReturnType<typeof setTimeout> | undefined;
 let message = "";
 /** A move was refused: the bots wait until the player goes on. */
 let halted = false;
@@ -112,8 +114,8 @@ async function move(action: api.Action | null, byPlayer = true): Promise<void> {
     await refused(error);
   }
   busy = false;
-  render();
   botsTurn();
+  render();
 }
 
 /** Between hands the bots wait for the player's "next hand"; otherwise the first bot to act plays. */
@@ -121,10 +123,16 @@ function waitsForNextHand(t: store.Saved): boolean {
   return !t.nextHand && !t.toAct.includes(t.mySeat);
 }
 
+/** Schedules the next bot's move, if a bot is to act; call it before `render`, which shows the page as busy
+ * until that move has been played. */
 function botsTurn(): void {
   const t = table;
-  if (!t || busy || halted || t.isOver || t.toAct.includes(t.mySeat) || waitsForNextHand(t)) return;
-  if (t.toAct.some((s) => t.policies[s])) setTimeout(() => void move(null, false), BOT_DELAY);
+  if (!t || busy || botTimer || halted || t.isOver || t.toAct.includes(t.mySeat) || waitsForNextHand(t)) return;
+  if (!t.toAct.some((s) => t.policies[s])) return;
+  botTimer = setTimeout(() => {
+    botTimer = undefined;
+    void move(null, false);
+  }, BOT_DELAY);
 }
 
 async function start(choice: SetupChoice): Promise<void> {
@@ -159,8 +167,8 @@ async function start(choice: SetupChoice): Promise<void> {
     message = error instanceof Error ? error.message : String(error);
   }
   busy = false;
-  render();
   botsTurn();
+  render();
 }
 
 // -- rendering --------------------------------------------------------------------------------------
@@ -276,7 +284,7 @@ function tableScreen(t: store.Saved): HTMLElement {
       "data-hands": String(t.hands),
       "data-hand-over": String(t.handOver),
       "data-my-turn": String(t.toAct.includes(t.mySeat) && !busy),
-      "data-busy": String(busy),
+      "data-busy": String(busy || botTimer !== undefined),
     },
     el("header", {}, el("h2", {}, t.title), newTable),
     seats,
@@ -315,8 +323,8 @@ async function restore(saved: store.Saved): Promise<void> {
   table = saved;
   await refused(null);
   message = "";
-  render();
   botsTurn();
+  render();
 }
 
 const saved = store.load();
