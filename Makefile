@@ -126,8 +126,14 @@ container-tools:
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_PACKAGES) > /dev/null; \
 	else echo "make: $(CONTAINER_PACKAGES) are not all installed (root with apt installs them)"; fi
 
+# The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
 test: lint $(KUSTOMIZE) clients container-tools
-	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest
+	@mkdir -p build; $(BIN)/pytest -p no:cacheprovider -m long > build/long-tests.log 2>&1 & long=$$!; \
+	trap 'kill $$long 2> /dev/null' INT TERM; \
+	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest -m "not long"; rest=$$?; \
+	wait $$long; longrc=$$?; \
+	echo "== the long tests, run beside the others (pytest -m long):"; cat build/long-tests.log; \
+	exit $$(( rest || longrc ))
 
 # The image with podman, as the container test builds it, on BASE_IMAGE (default: deploy/base-image.sh's Debian).
 IMAGE ?= localhost/mazziere:dev

@@ -31,8 +31,11 @@ def advise(state: TableState, seat: int, *, samples: int | None = None) -> Advic
     return advise_with(state, seat, samples, sampled.DEFAULT_SAMPLES, sampled.EXACT_LIMIT)
 
 
-def advise_with(state: TableState, seat: int, samples: int | None, fallback: int, exact_limit: int) -> Advice:
-    """:func:`advise` with its budget: ``fallback`` samples when exact play-outs would pass ``exact_limit``."""
+def advise_with(
+    state: TableState, seat: int, samples: int | None, fallback: int, exact_limit: int, race: bool = False
+) -> Advice:
+    """:func:`advise` with its budget: ``fallback`` samples when exact play-outs would pass ``exact_limit``
+    (``race``: drop the actions that clearly trail while sampling, :func:`~engine.bots.sampled.evaluate`)."""
     get_game(state.game)  # an unknown game is refused here, as everywhere
     if is_over(state) or not 0 <= seat < state.seat_count:
         return Advice(seat, EXACT, 0, ())
@@ -47,5 +50,5 @@ def advise_with(state: TableState, seat: int, samples: int | None, fallback: int
         if exact is not None:
             return exact
     return sampled.evaluate(
-        state, seat, actions, cautious, outcomes.CLASSIFY[state.game], samples, fallback, exact_limit
+        state, seat, actions, cautious, outcomes.CLASSIFY[state.game], samples, fallback, exact_limit, race
     )

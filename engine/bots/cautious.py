@@ -14,9 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mazziere.engine import legal_actions
-from mazziere.engine.cards import Card
 from mazziere.engine.games.sette_e_mezzo.state import SetteEMezzoState
-from mazziere.engine.games.trentuno.hands import hand_key, hand_points
+from mazziere.engine.games.trentuno.hands import card_bit, hand_bits, hand_points, key_table
 from mazziere.engine.table import Action, LegalAction, TableState
 
 SM_STAND = 10
@@ -61,23 +60,21 @@ def saltacavallo(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Act
 def trentuno(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Action:
     if _first(entries, "DEAL"):
         return _pick(seat, entries, "DEAL")
-    tbp = state.rules.tris_by_points
-    hand: tuple[Card, ...] = tuple(tc.card for tc in state.hands[seat])
-    widow: tuple[Card, ...] = tuple(tc.card for tc in state.widow)
+    keys = key_table(state.rules.tris_by_points)
+    mask = hand_bits([tc.card for tc in state.hands[seat]])
     stop = _pick(seat, entries, "STOP", "PASS")
-    current = hand_key(hand, tbp)
-    if hand_points(current) >= TR_STOP:
+    best = keys[mask]
+    if hand_points(best) >= TR_STOP:
         return stop
-    best, choice = current, stop
+    choice = stop
     for entry in entries:
         if entry.kind == "EXCHANGE":
             given, taken = entry.cards
-            after = tuple(taken if c == given else c for c in hand)
+            key = keys[mask ^ card_bit(given) | card_bit(taken)]
         elif entry.kind == "TAKE_ALL":
-            after = widow
+            key = keys[hand_bits([tc.card for tc in state.widow])]
         else:
             continue
-        key = hand_key(after, tbp)
         if key > best:
             best, choice = key, entry.example(seat)
     return choice

@@ -17,7 +17,8 @@ from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.table import Action, TableState
 
 BEST_SAMPLES = 48
-"""Determinizations the ``best`` policy samples where a decision is not computed exactly."""
+"""Determinizations the ``best`` policy samples where a decision is not computed exactly (racing: an action that
+clearly trails is dropped early, :func:`~engine.bots.sampled.evaluate`)."""
 BEST_EXACT_LIMIT = 200
 """The most play-outs the ``best`` policy spends on an exact enumeration before it samples instead."""
 
@@ -37,7 +38,7 @@ def best_policy(state: TableState, seat: int) -> Action:
     entries = legal_actions(state, seat)
     if len(entries) == 1 and entries[0].min_amount == entries[0].max_amount:
         return entries[0].example(seat)  # nothing to weigh
-    advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT)
+    advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT, race=True)
     if not advice.actions:
         return actions_of(legal_actions(state, seat), seat)[0]
     best = max(advice.actions, key=lambda a: (round(a.expected, 9), round(a.win - a.lose, 9)))

@@ -23,6 +23,10 @@ DEFAULT_SAMPLES = 200
 """Sampled determinizations when the caller names none."""
 EXACT_LIMIT = 800
 """The most playouts (all actions together) an exact enumeration may take."""
+RACE_ROUND = 12
+"""Racing (:func:`evaluate`): samples between two looks at which actions trail."""
+RACE_Z = 3.0
+"""Racing: how many standard errors behind the leader an action may be before it is dropped."""
 MAX_STEPS = 2000
 """A playout longer than this many actions is cut (a guard; no hand of ours comes near it)."""
 
@@ -107,8 +111,13 @@ def evaluate(
     samples: int | None,
     fallback: int = DEFAULT_SAMPLES,
     exact_limit: int = EXACT_LIMIT,
+    race: bool = False,
 ) -> Advice:
-    """Advice for ``actions`` of ``seat``: exact when the unseen cards allow it (and ``samples`` is None)."""
+    """Advice for ``actions`` of ``seat``: exact when the unseen cards allow it (and ``samples`` is None).
+
+    ``race`` (for a policy that only needs the best action): sampling goes in rounds of :data:`RACE_ROUND`, and
+    an action that trails the leader by more than :data:`RACE_Z` standard errors of their paired difference (the
+    same determinizations) is dropped; its advice then rests on fewer samples than ``Advice.samples``."""
     hidden = Hidden(state, seat)
     key = view_key(state, seat)
     if samples is None and not any(a.kind == "DEAL" for a in actions):  # a deal shuffles: never exact
@@ -118,13 +127,35 @@ def evaluate(
             samples = fallback
     samples = max(1, samples if samples is not None else fallback)
     tallies = [_Tally() for _ in actions]
+    deltas: list[list[int]] = [[] for _ in actions]
+    live = list(range(len(actions)))
     for i in range(samples):
         seed = key + i.to_bytes(4, "big")
         order = chance.shuffled(hidden.cards, seed, 0)
         det = determinize(state, seat, order, seed)
-        for tally, action in zip(tallies, actions, strict=True):
-            tally.add(playout(det, seat, action, policy, classify), 1.0)
-    return Advice(seat, SAMPLED, samples, tuple(t.advice(a, samples) for t, a in zip(tallies, actions, strict=True)))
+        for a in live:
+            result = playout(det, seat, actions[a], policy, classify)
+            tallies[a].add(result, 1.0)
+            deltas[a].append(result.delta)
+        if race and (i + 1) % RACE_ROUND == 0 and len(live) > 1:
+            live = _survivors(live, deltas)
+    out = tuple(t.advice(a, int(t.n)) for t, a in zip(tallies, actions, strict=True))
+    return Advice(seat, SAMPLED, samples, out)
+
+
+def _survivors(live: list[int], deltas: list[list[int]]) -> list[int]:
+    """The actions not trailing the leader by more than RACE_Z standard errors of the paired difference."""
+    leader = max(live, key=lambda a: sum(deltas[a]))
+    lead = deltas[leader]
+    keep = []
+    for a in live:
+        diff = [x - y for x, y in zip(deltas[a], lead, strict=True)]
+        n = len(diff)
+        mean = sum(diff) / n
+        var = sum((d - mean) ** 2 for d in diff) / (n - 1)
+        if a == leader or mean + RACE_Z * math.sqrt(var / n) >= 0:
+            keep.append(a)
+    return keep
 
 
 def _exact(

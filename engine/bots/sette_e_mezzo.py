@@ -73,7 +73,7 @@ _LOSE_BUST: Value = (-1.0, 0.0, 0.0, 1.0, 1.0)
 class Table:
     """One rule profile compiled for enumeration, and (for a player's advice) the bank's face-up cards."""
 
-    __slots__ = ("burn", "cards", "classes", "forced_up", "matta", "rules", "sc")
+    __slots__ = ("burn", "cards", "classes", "forced_up", "matta", "rules", "sc", "stride")
 
     def __init__(self, rules: SetteEMezzoRules, bank_up: Hand) -> None:
         self.rules = rules
@@ -85,6 +85,7 @@ class Table:
         self.classes: tuple[int, ...] = tuple(sorted(reps))
         self.cards: tuple[Card, ...] = tuple(reps[k] for k in self.classes)
         self.matta = self.classes.index(0) if 0 in reps else -1
+        self.stride = max(self.pool(self.sc.pack)) + 1  # room for every count of a class (bank_ends)
         self.burn = tuple(bool(rules.burn_ranks) and self.sc.burnable(c) for c in self.cards)
         self.forced_up = -1
         if rules.forced_draws and bank_up:
@@ -151,18 +152,20 @@ BankEnd = tuple[int, bool, Hand]
 
 
 @memo
-def bank_terms(t: Table, bank: Hand) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int, int, BankEnd], ...]:
-    """Every way the bank's play may go from its known cards ``bank``: (classes drawn, how many of each, cards
-    drawn, orders of drawing them that end so, the end). The probability of each depends on the unseen cards only
-    through the counts of the classes drawn (:func:`stand`), so this is enumerated once per bank start."""
+def bank_terms(t: Table, bank: Hand) -> tuple[tuple[BankEnd, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]:
+    """Every way the bank's play may go from its known cards ``bank``, grouped by how it ends: per end, its terms
+    (orders of drawing that end so, cards drawn, and per class drawn the index ``class * stride + count`` into
+    the falling factorials of :func:`bank_ends`). The probability of a term depends on the unseen cards only through
+    the counts of the classes drawn, so this is enumerated once per bank start."""
     limit = t.pool(t.sc.pack)
-    groups: dict[tuple[tuple[int, ...], BankEnd], int] = {}
+    groups: dict[BankEnd, dict[tuple[int, ...], int]] = {}
 
     def walk(hand: Hand, drawn: tuple[int, ...]) -> None:
         end = _bank_end(t, hand)
         if end is not None:
-            key = (tuple(sorted(drawn)), end)
-            groups[key] = groups.get(key, 0) + 1
+            terms = groups.setdefault(end, {})
+            key = tuple(sorted(drawn))
+            terms[key] = terms.get(key, 0) + 1
             return
         for i, n in enumerate(limit):
             if drawn.count(i) + bank.count(i) < n:
@@ -170,9 +173,12 @@ def bank_terms(t: Table, bank: Hand) -> tuple[tuple[tuple[int, ...], tuple[int, 
 
     walk(bank, ())
     out = []
-    for (drawn, end), orders in groups.items():
-        classes = tuple(sorted(set(drawn)))
-        out.append((classes, tuple(drawn.count(c) for c in classes), len(drawn), orders, end))
+    for end, terms in groups.items():
+        rows = []
+        for drawn, orders in terms.items():
+            indexes = tuple(c * t.stride + drawn.count(c) for c in sorted(set(drawn)))
+            rows.append((orders, len(drawn), indexes))
+        out.append((end, tuple(rows)))
     return tuple(out)
 
 
@@ -195,18 +201,24 @@ def bank_ends(t: Table, bank: Hand, pool: Pool) -> list[tuple[BankEnd, float]]:
     falling = [1.0]
     for j in range(12):
         falling.append(falling[-1] * (total - j))
+    stride = t.stride
+    ways = [0.0] * (len(pool) * stride)  # ways[c * stride + m]: ordered draws of m cards of class c
+    for c, n in enumerate(pool):
+        w = ways[c * stride] = 1.0
+        for j in range(n):
+            w *= n - j
+            ways[c * stride + j + 1] = w
     out = []
-    for classes, counts, k, orders, end in bank_terms(t, bank):
-        p = float(orders)
-        for c, m in zip(classes, counts, strict=True):
-            n = pool[c]
-            if n < m:
-                p = 0.0
-                break
-            for j in range(m):
-                p *= n - j
-        if p and falling[k]:
-            out.append((end, p / falling[k]))
+    for end, rows in bank_terms(t, bank):
+        q = 0.0
+        for orders, k, indexes in rows:
+            p = float(orders)
+            for i in indexes:
+                p *= ways[i]
+            if p:
+                q += p / falling[k]
+        if q:
+            out.append((end, q))
     return out
 
 
@@ -407,11 +419,9 @@ def _from_dist(a: Action, dist: tuple[Dist, float]) -> ActionAdvice:
 
 
 @memo
-def _player_pays(t: Table, player: tuple[int, Hand, int, bool], bank: Hand, pool: Pool, bust: bool) -> Dist:
+def _player_pays(t: Table, player: tuple[int, Hand, int, bool], end: BankEnd, pool: Pool) -> Dist:
     """What one standing player pays the bank (negative: the bank pays), over his possible face-down card."""
     stake, shown, hidden, seven_half = player
-    b_pts = _points(t, bank)[0]
-    end: BankEnd = (b_pts, bust, bank)
     out: dict[float, float] = {}
     if not hidden:
         hands = [(shown, 1.0)]
@@ -446,7 +456,9 @@ def _convolve(dists: Sequence[Dist]) -> Dist:
 
 @memo
 def _bank_stand(t: Table, bank: Hand, pool: Pool, players: Players, bust: bool = False) -> tuple[Dist, float]:
-    return _convolve([_player_pays(t, p, bank, pool, bust) for p in players]), float(bust)
+    pts = _points(t, bank)[0]
+    end: BankEnd = (SETTE_E_MEZZO + 1, True, ()) if bust else (pts, False, _shape(t, bank, pts))
+    return _convolve([_player_pays(t, p, end, pool) for p in players]), float(bust)
 
 
 @memo
@@ -512,5 +524,5 @@ EXACT_RTP = {
     "CASINO": 0.9982738284987394,
     "CASINO five_tie_loses, reale_with_matta_pays=THREE_TO_TWO": 0.9928520961959545,
 }
-""":func:`casino_rtp` of :func:`rtp_profiles`, as ``mazziere rtp`` prints it (kept here for the tests: the
-enumeration takes some 20 s)."""
+""":func:`casino_rtp` of :func:`rtp_profiles`, as ``mazziere rtp`` prints it and docs/rules/sette-e-mezzo.md
+publishes it (tests/bots/test_matches.py checks all three agree)."""

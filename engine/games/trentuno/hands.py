@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from enum import Enum
 from itertools import combinations
 
-from mazziere.engine.cards import FRENCH_32, Card, Suit
+from mazziere.engine.cards import ALL_CARDS, FRENCH_32, Card, Suit
 
 HandKey = tuple[int, int, int, int, int]
 
@@ -102,15 +102,37 @@ def _table(tris_by_points: bool) -> dict[int, HandKey]:
 _TABLES: tuple[dict[int, HandKey], dict[int, HandKey]] = (_table(False), _table(True))
 
 
+_BIT_BY_INDEX: list[int] = [_BIT.get(card, 0) for card in ALL_CARDS]
+"""``_BIT`` by ``Card.index`` (0 for a card outside the pack, which no table key matches)."""
+
+
+def hand_bits(cards: Sequence[Card]) -> int:
+    """The bitmask of some cards of the French 32-card pack (bit i is ``FRENCH_32[i]``)."""
+    bit = _BIT_BY_INDEX
+    mask = 0
+    for card in cards:
+        mask |= bit[card.index]
+    return mask
+
+
+def card_bit(card: Card) -> int:
+    return _BIT_BY_INDEX[card.index]
+
+
+def key_table(tris_by_points: bool = False) -> dict[int, HandKey]:
+    """Every hand's key by its :func:`hand_bits` (the table itself: do not change it)."""
+    return _TABLES[tris_by_points]
+
+
 def hand_key(cards: Sequence[Card], tris_by_points: bool = False) -> HandKey:
     """The precomputed key of three cards of the French 32-card pack."""
-    bit = _BIT
-    return _TABLES[tris_by_points][bit[cards[0]] | bit[cards[1]] | bit[cards[2]]]
+    bit = _BIT_BY_INDEX
+    return _TABLES[tris_by_points][bit[cards[0].index] | bit[cards[1].index] | bit[cards[2].index]]
 
 
 def all_keys(tris_by_points: bool = False) -> dict[int, HandKey]:
-    """Every hand's key by card bitmask (bit i is ``FRENCH_32[i]``); for tests and tools."""
-    return dict(_TABLES[tris_by_points])
+    """Every hand's key by card bitmask (bit i is ``FRENCH_32[i]``), a copy; for tests and tools."""
+    return dict(key_table(tris_by_points))
 
 
 def hand_points(key: HandKey) -> int:
