@@ -23,9 +23,9 @@ DEFAULT_SAMPLES = 200
 """Sampled determinizations when the caller names none."""
 EXACT_LIMIT = 800
 """The most playouts (all actions together) an exact enumeration may take."""
-RACE_ROUND = 12
+RACE_ROUND = 8
 """Racing (:func:`evaluate`): samples between two looks at which actions trail."""
-RACE_Z = 3.0
+RACE_Z = 2.5
 """Racing: how many standard errors behind the leader an action may be before it is dropped."""
 MAX_STEPS = 2000
 """A playout longer than this many actions is cut (a guard; no hand of ours comes near it)."""
@@ -147,7 +147,7 @@ def _survivors(live: list[int], deltas: list[list[int]]) -> list[int]:
     """The actions not trailing the leader by more than RACE_Z standard errors of the paired difference."""
     leader = max(live, key=lambda a: sum(deltas[a]))
     lead = deltas[leader]
-    keep = []
+    keep: list[int] = []
     for a in live:
         diff = [x - y for x, y in zip(deltas[a], lead, strict=True)]
         n = len(diff)

@@ -27,12 +27,11 @@ def test_best_player_wins_against_a_random_bank() -> None:
     assert mean > 2 * se > 0
 
 
-@pytest.mark.long
-@pytest.mark.parametrize("game", ["sette_e_mezzo", "saltacavallo", "trentuno"])
+@pytest.mark.parametrize("game", ["sette_e_mezzo", "saltacavallo", pytest.param("trentuno", marks=pytest.mark.long)])
 def test_best_never_loses_to_random_beyond_chance(game: str) -> None:
     """Over a seeded 2,000-hand match the best seat's edge over a random seat is not below 3 standard errors
-    (some 25 s of one core in Sette e mezzo and in Saltacavallo, 5 min in Trentuno, whose advice is sampled:
-    `make test` runs these beside the other tests)."""
+    (some 25 s of one core in Sette e mezzo and in Saltacavallo; about 5 min in Trentuno, whose advice is
+    sampled, so `make test` runs that one beside the other tests)."""
     bots = ["best", "random"] if game == "sette_e_mezzo" else ["best", "random", "random"]
     match = play_match(game, bots, MATCH_HANDS, seed=b"match")
     assert len(match.results) == MATCH_HANDS
