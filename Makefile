@@ -46,8 +46,8 @@ $(GEN): $(RUNTIME) $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
 	$(BIN)/python services/codegen.py
 	touch $@
 
-# The buf CLI (lint and breaking-change checks of the contract) and Redocly CLI (lint of the REST gateway's
-# OpenAPI document, in tests/gateway/test_openapi.py), pinned in package.json.
+# The buf CLI (lint and breaking-change checks of the contract), Redocly CLI and Spectral (lints of the REST
+# gateway's OpenAPI document, in tests/gateway/test_openapi.py), pinned in package.json.
 $(BUF): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@

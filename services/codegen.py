@@ -82,6 +82,10 @@ def comments_of(fds: Any) -> dict[str, str]:
         _walk_messages(f.message_type, f.package, (4,), names)
         for i, enum in enumerate(f.enum_type):
             _walk_enum(enum, f.package, (5, i), names)
+        for i, service in enumerate(f.service):
+            names[(6, i)] = f"{f.package}.{service.name}"
+            for j, method in enumerate(service.method):
+                names[(6, i, 2, j)] = f"{f.package}.{service.name}.{method.name}"
         for loc in f.source_code_info.location:
             name = names.get(tuple(loc.path))
             text = " ".join(line.strip() for line in loc.leading_comments.strip().splitlines())

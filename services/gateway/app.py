@@ -40,6 +40,9 @@ SEAT_KEY_HEADER = "X-Seat-Key"
 SEAT_KEY_SCHEME = "SeatKey"
 SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
+CONTACT = {"name": "Mazziere", "url": "https://github.com/mazziere/mazziere"}
+SERVICE = "mazziere.v1.TableService"
+PROBES_TAG = {"name": "Probes", "description": "Liveness and readiness, for load balancers and Kubernetes."}
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 _JSON = "application/json"
@@ -62,6 +65,8 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
         redirect_slashes=False,  # /v1/games/ is no route, not a redirect to one
         servers=SERVERS,
         license_info=LICENSE,
+        contact=CONTACT,
+        openapi_tags=[{"name": "TableService", "description": _comment(SERVICE)}, PROBES_TAG],
     )
     for route in ROUTES:
         app.add_api_route(
@@ -71,6 +76,7 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             name=route.rpc,
             operation_id=route.rpc,
             summary=route.summary,
+            description=_comment(route.method.full_name),
             tags=["TableService"],
             responses=_responses(route),
             openapi_extra=_request_body(route),
@@ -97,6 +103,11 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
     app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _comment(name: str) -> str:
+    """The contract's comment on a service or method, for its OpenAPI description."""
+    return proto_comments().get(name, f"See {name} in protos/mazziere/v1/service.proto.")
 
 
 # -- the RPC endpoints ------------------------------------------------------------------------------
@@ -202,6 +213,7 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | No
         "/healthz",
         tags=["Probes"],
         summary="Liveness: the process answers",
+        description="200 while the process can answer at all; it asks nothing of the engine.",
         responses={200: {"content": {_JSON: {"schema": status_schema, "example": {"status": "ok"}}}}},
     )
     async def healthz() -> Response:
@@ -211,6 +223,7 @@ def _add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | No
         "/readyz",
         tags=["Probes"],
         summary="Readiness: the engine service answers SERVING to a health check",
+        description="200 with SERVING when the engine is ready for calls; 503 while it starts or shuts down.",
         responses={
             200: {"content": {_JSON: {"schema": status_schema, "example": {"status": "SERVING"}}}},
             503: {"description": "Not ready", "content": {_JSON: {"schema": status_schema}}},
@@ -497,6 +510,8 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
             routes=app.routes,
             servers=app.servers,
             license_info=app.license_info,
+            contact=app.contact,
+            tags=app.openapi_tags,
         )
         from google.rpc import error_details_pb2
 

@@ -17,7 +17,8 @@ from mazziere.services.codegen import COMMENTS_FILE
 
 @cache
 def proto_comments() -> dict[str, str]:
-    """Leading comments by full name of every message, field, enum and enum value (empty if unavailable)."""
+    """Leading comments by full name of every service, method, message, field, enum and enum value (empty if
+    unavailable)."""
     try:
         text = (resources.files("mazziere.services.gen") / COMMENTS_FILE).read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError):

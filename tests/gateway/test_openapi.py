@@ -223,7 +223,16 @@ def test_docs_can_be_turned_off() -> None:
     assert "/docs" not in paths and SWAGGER_UI_STATIC not in paths and "/openapi.json" in paths
 
 
-# -- redocly lint --------------------------------------------------------------------------------------------------
+def test_each_operation_is_described_by_the_contracts_comment(doc: dict[str, Any]) -> None:
+    """The RPC's comment in service.proto (through services/gen/comments.json), and the tags are described."""
+    act = doc["paths"]["/v1/tables:act"]["post"]
+    assert act["description"] == "Act checks and plays one action and returns the new state and what happened."
+    tags = {tag["name"]: tag["description"] for tag in doc["tags"]}
+    assert tags["TableService"].startswith("TableService plays Italian card games") and tags["Probes"]
+    assert doc["info"]["contact"]["url"]
+
+
+# -- redocly and spectral lint -----------------------------------------------------------------------------------
 
 REDOCLY = ROOT / "node_modules" / ".bin" / "redocly"
 
@@ -238,4 +247,19 @@ def test_redocly_lint_finds_no_error_and_no_warning(doc: dict[str, Any], tmp_pat
     done = subprocess.run(lint, capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
     report = json.loads(done.stdout[done.stdout.index("{") :])
     problems = [(p["ruleId"], p["severity"], p["message"]) for p in report["problems"]]
+    assert not problems and done.returncode == 0, problems or done.stderr[-2000:]
+
+
+SPECTRAL = ROOT / "node_modules" / ".bin" / "spectral"
+
+
+@pytest.mark.skipif(not SPECTRAL.exists(), reason="Spectral is not installed (npm ci, as make test does)")
+def test_spectral_lint_finds_no_error_and_no_warning(doc: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "openapi.json"
+    path.write_text(json.dumps(doc))
+    ruleset = ROOT / ".spectral.yaml"
+    lint = [str(SPECTRAL), "lint", str(path), f"--ruleset={ruleset}", "--format=json", "--fail-severity=hint"]
+    done = subprocess.run(lint, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    report, _ = json.JSONDecoder().raw_decode(done.stdout, done.stdout.index("["))  # a note may follow the JSON
+    problems = [(p["code"], p["severity"], p["message"], ".".join(map(str, p["path"]))) for p in report]
     assert not problems and done.returncode == 0, problems or done.stderr[-2000:]
