@@ -222,12 +222,27 @@ def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
         shutil.copyfile(shot, ROOT / "docs" / shot.name)
 
 
+def check_advice(page: Any, kinds: list[str]) -> None:
+    """"What should I do?" gives a row for each legal move (a range of amounts: its two ends), the best marked."""
+    page.click("#advise")
+    wait_idle(page)
+    rows = page.eval_on_selector_all(".advice tr[data-kind]", "rows => rows.map(r => r.dataset.kind)")
+    assert set(rows) == set(kinds), (rows, kinds)
+    assert page.locator(".advice tr.best").count() >= 1
+    assert "%" in page.inner_text(".advice") and page.errors == []
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_hand_of_each_game_by_clicking(browser: Any, base_url: str, game: str, tmp_path: Path) -> None:
     page = open_table(browser, base_url, game)
+    advised = False
     for kinds in player_turns(page, 100, lambda: check_no_hidden_card(page, base_url)):
+        if not advised and not {"NEXT_HAND", "DEAL"} & set(kinds):
+            check_advice(page, kinds)
+            advised = True
         kind = next((k for k in PREFERRED if k in kinds), kinds[0])
         page.click(f".actions button[data-kind={kind}]")
+    assert advised
     finish(page, base_url, game, tmp_path)
     # A refresh finds the same table from localStorage: the same state, cards, settlement and log.
     before = table_text(page)

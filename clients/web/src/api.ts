@@ -15,6 +15,7 @@ export type ActRequest = Schemas["mazziere.v1.ActRequest"];
 export type ActResponse = Schemas["mazziere.v1.ActResponse"];
 export type GetViewResponse = Schemas["mazziere.v1.GetViewResponse"];
 export type Action = Schemas["mazziere.v1.Action"];
+export type AdviseResponse = Schemas["mazziere.v1.AdviseResponse"];
 export type LegalAction = Schemas["mazziere.v1.LegalAction"];
 export type SeatUpdate = Schemas["mazziere.v1.SeatUpdate"];
 export type TableView = Schemas["mazziere.v1.TableView"];
@@ -87,5 +88,13 @@ export async function getView(tableId: string, state: string, seat: number, seat
   return unwrap(
     await client.POST("/v1/tables:view", { body: { tableId, state, seat, seatKey } }),
     "mazziere.v1.GetViewResponse",
+  );
+}
+
+/** The odds of each legal action of ``seat``, from what that seat may see (its key only). */
+export async function advise(tableId: string, state: string, seat: number, seatKey: string): Promise<AdviseResponse> {
+  return unwrap(
+    await client.POST("/v1/tables:advise", { body: { tableId, state, seat, seatKey } }),
+    "mazziere.v1.AdviseResponse",
   );
 }

@@ -21,6 +21,8 @@ let botTimer: ReturnType<typeof setTimeout> | undefined;
 let message = "";
 /** A move was refused: the bots wait until the player goes on. */
 let halted = false;
+/** The service's advice for the player, for the state of sequence `seq` (asked with the player's key only). */
+let advice: { seq: string; answer: api.AdviseResponse } | null = null;
 
 const ACTION_NAMES: Record<string, string> = {
   DEAL: "Distribuisci (deal)",
@@ -39,7 +41,8 @@ const ACTION_NAMES: Record<string, string> = {
   PASS: "Passo (pass)",
 };
 
-function actionLabel(legal: api.LegalAction, names: string[]): string {
+/** A move in words: its kind, its target and its cards (a legal action's, or an advised action's). */
+function actionLabel(legal: Pick<api.LegalAction, "kind" | "target" | "cards">, names: string[]): string {
   const parts = [ACTION_NAMES[legal.kind] ?? legal.kind.toLowerCase()];
   if (legal.target !== undefined) parts.push(`→ ${names[legal.target] ?? legal.target}`);
   if (legal.kind === "EXCHANGE" && legal.cards.length === 2) {
@@ -171,6 +174,23 @@ async function start(choice: SetupChoice): Promise<void> {
   render();
 }
 
+/** Asks the service what each of the player's moves is worth now. */
+async function askAdvice(): Promise<void> {
+  const t = table;
+  if (!t || busy) return;
+  busy = true;
+  message = "";
+  render();
+  try {
+    const answer = await api.advise(t.tableId, t.state, t.mySeat, t.keys[t.mySeat]);
+    advice = { seq: t.seq, answer };
+  } catch (error) {
+    message = error instanceof Error ? error.message : String(error);
+  }
+  busy = false;
+  render();
+}
+
 // -- rendering --------------------------------------------------------------------------------------
 
 function cardsRow(cards: api.TableCard[], seat?: number, count?: number): HTMLElement {
@@ -234,6 +254,39 @@ function actionsPanel(t: store.Saved, names: string[]): HTMLElement {
   return panel;
 }
 
+const percent = (p: number | string) => `${Math.round(Number(p) * 100)}%`;
+
+/** The player's "what should I do?": a button, then a row per legal action (the best one marked). */
+function advicePanel(t: store.Saved, names: string[]): HTMLElement | null {
+  if (!t.toAct.includes(t.mySeat) || t.isOver || waitsForNextHand(t)) return null;
+  const panel = el("section", { class: "advice", "aria-label": "Consiglio (advice)" });
+  const shown = advice?.seq === t.seq ? advice.answer : null;
+  if (!shown) {
+    const ask = el("button", { type: "button", id: "advise" }, "Consiglio: che faccio? (what should I do?)") as HTMLButtonElement;
+    ask.disabled = busy;
+    ask.addEventListener("click", () => void askAdvice());
+    panel.append(ask);
+    return panel;
+  }
+  const sampled = shown.method === "ADVICE_METHOD_SAMPLED";
+  const best = Math.max(...shown.actions.map((a) => Number(a.expectedValue)));
+  const head = ["mossa (move)", "fiches attese (expected chips)", "vince (win)", "pari (push)", "perde (lose)", "sballa (bust)"];
+  const rows = shown.actions.map((a) => {
+    const move = a.action ? actionLabel(a.action, names) : "";
+    const amount = a.action && Number(a.action.amount) ? ` ${a.action.amount}` : "";
+    const ev = Number(a.expectedValue).toFixed(2) + (sampled ? ` ± ${Number(a.standardError).toFixed(2)}` : "");
+    const cells = [move + amount, ev, percent(a.win), percent(a.push), percent(a.lose), percent(a.bust)];
+    const row = el("tr", Number(a.expectedValue) === best ? { class: "best" } : {}, ...cells.map((c) => el("td", {}, c)));
+    if (a.action) row.dataset.kind = a.action.kind;
+    return row;
+  });
+  const how = sampled ? `${shown.samples} partite simulate (sampled deals)` : "calcolo esatto (exact)";
+  panel.append(
+    el("table", {}, el("caption", {}, `Consiglio (advice) · ${how}`), el("tr", {}, ...head.map((h) => el("th", { scope: "col" }, h))), ...rows),
+  );
+  return panel;
+}
+
 function settlementPanel(t: store.Saved, names: string[], results: string[]): HTMLElement | null {
   if (!t.handOver) return null;
   return el(
@@ -292,6 +345,8 @@ function tableScreen(t: store.Saved): HTMLElement {
     el("p", { class: "message", role: "alert" }, message),
     actionsPanel(t, names),
   );
+  const advising = advicePanel(t, names);
+  if (advising) screen.append(advising);
   const settlement = settlementPanel(t, names, pic.results);
   if (settlement) screen.append(settlement);
   screen.append(el("h3", {}, "Cronaca (log)"), log);
