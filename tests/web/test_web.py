@@ -2,7 +2,8 @@
 
 ``make test`` builds the page (``make web``: npm ci, the OpenAPI document, openapi-typescript, esbuild) and
 installs Chromium with apt when it is missing; without a browser the tests are skipped. Each game's hand is
-played by clicking only, bots' turns by the page; one hand is played with the keyboard alone. After every move
+played by clicking only, bots' turns by the page, and asks once what the player should do; one hand is played
+with the keyboard alone. After every move
 the test asks the service, with the bots' keys the page keeps, which cards each bot holds face down for the
 player, and checks that none of them is drawn face up anywhere in the page. Screenshots go to the test's
 folder, and to docs/web-<game>.png with UPDATE_SCREENSHOTS=1.
