@@ -235,31 +235,34 @@ def test_each_operation_is_described_by_the_contracts_comment(doc: dict[str, Any
 # -- redocly and spectral lint -----------------------------------------------------------------------------------
 
 REDOCLY = ROOT / "node_modules" / ".bin" / "redocly"
+SPECTRAL = ROOT / "node_modules" / ".bin" / "spectral"
+
+
+def lint(doc: dict[str, Any], tmp_path: Path, command: list[str], opening: str, **env: str) -> tuple[Any, str, int]:
+    """A linter's JSON report on the document (written to ``tmp_path`` and named last; the report starts at the first
+    ``opening`` of the output), its stderr and its exit code."""
+    path = tmp_path / "openapi.json"
+    path.write_text(json.dumps(doc))
+    done = subprocess.run(
+        [*command, str(path)], capture_output=True, text=True, timeout=180, env={**os.environ, **env}, cwd=tmp_path
+    )
+    report, _ = json.JSONDecoder().raw_decode(done.stdout, done.stdout.index(opening))  # a note may follow it
+    return report, done.stderr, done.returncode
 
 
 @pytest.mark.skipif(not REDOCLY.exists(), reason="Redocly CLI is not installed (npm ci, as make test does)")
 def test_redocly_lint_finds_no_error_and_no_warning(doc: dict[str, Any], tmp_path: Path) -> None:
-    path = tmp_path / "openapi.json"
-    path.write_text(json.dumps(doc))
-    config = ROOT / "redocly.yaml"
-    lint = [str(REDOCLY), "lint", str(path), f"--config={config}", "--format=json"]
-    env = {**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
-    done = subprocess.run(lint, capture_output=True, text=True, timeout=180, env=env, cwd=tmp_path)
-    report = json.loads(done.stdout[done.stdout.index("{") :])
+    command = [str(REDOCLY), "lint", f"--config={ROOT / 'redocly.yaml'}", "--format=json"]
+    report, stderr, code = lint(
+        doc, tmp_path, command, "{", REDOCLY_TELEMETRY="off", REDOCLY_SUPPRESS_UPDATE_NOTICE="true"
+    )
     problems = [(p["ruleId"], p["severity"], p["message"]) for p in report["problems"]]
-    assert not problems and done.returncode == 0, problems or done.stderr[-2000:]
-
-
-SPECTRAL = ROOT / "node_modules" / ".bin" / "spectral"
+    assert not problems and code == 0, problems or stderr[-2000:]
 
 
 @pytest.mark.skipif(not SPECTRAL.exists(), reason="Spectral is not installed (npm ci, as make test does)")
 def test_spectral_lint_finds_no_error_and_no_warning(doc: dict[str, Any], tmp_path: Path) -> None:
-    path = tmp_path / "openapi.json"
-    path.write_text(json.dumps(doc))
-    ruleset = ROOT / ".spectral.yaml"
-    lint = [str(SPECTRAL), "lint", str(path), f"--ruleset={ruleset}", "--format=json", "--fail-severity=hint"]
-    done = subprocess.run(lint, capture_output=True, text=True, timeout=180, cwd=tmp_path)
-    report, _ = json.JSONDecoder().raw_decode(done.stdout, done.stdout.index("["))  # a note may follow the JSON
+    command = [str(SPECTRAL), "lint", f"--ruleset={ROOT / '.spectral.yaml'}", "--format=json", "--fail-severity=hint"]
+    report, stderr, code = lint(doc, tmp_path, command, "[")
     problems = [(p["code"], p["severity"], p["message"], ".".join(map(str, p["path"]))) for p in report]
-    assert not problems and done.returncode == 0, problems or done.stderr[-2000:]
+    assert not problems and code == 0, problems or stderr[-2000:]
