@@ -185,3 +185,27 @@ def test_policies_are_deterministic_and_legal(policy: str, game: str, preset: st
         action = choose(policy, state, seat)
         assert choose(policy, state, seat) == action
         engine.apply(state, action)  # legal: raises otherwise
+
+
+def test_racing_drops_only_an_action_that_clearly_trails() -> None:
+    """Paired results: action 1 loses 2 chips more on every sample, action 2 differs by noise that averages 0,
+    action 3 is the leader's twin; only action 1 is dropped."""
+    lead = [(-1) ** i * 4 for i in range(16)]
+    noise = [x + (3 if i % 4 < 2 else -3) for i, x in enumerate(lead)]
+    deltas = [lead, [x - 2 for x in lead], noise, list(lead)]
+    assert sampled._survivors([0, 1, 2, 3], deltas) == [0, 2, 3]
+
+
+def test_raced_sampled_advice_keeps_the_full_count_for_the_leader() -> None:
+    """A Trentuno decision sampled with and without racing: the raced leader is among the unraced best, and
+    its figures rest on the same samples (so they are identical)."""
+    state = engine.new_table("trentuno", [Seat(f"p{i}", 20) for i in range(3)], seed=b"race").state
+    state = engine.apply(state, Action(engine.to_act(state)[0], "DEAL")).state
+    seat = engine.to_act(state)[0]
+    actions = tuple(e.example(seat) for e in engine.legal_actions(state, seat))
+    args = (state, seat, actions, cautious, CLASSIFY["trentuno"], 48)
+    full = sampled.evaluate(*args)
+    raced = sampled.evaluate(*args, race=True)
+    leader = max(raced.actions, key=lambda a: a.expected)
+    assert leader in full.actions
+    assert leader.expected >= max(a.expected for a in full.actions) - 3 * leader.stderr
