@@ -224,7 +224,7 @@ def finish(page: Any, base_url: str, game: str, tmp_path: Path) -> None:
 
 
 def check_advice(page: Any, kinds: list[str]) -> None:
-    """"What should I do?" gives a row for each legal move (a range of amounts: its two ends), the best marked."""
+    """Asking "what should I do?" gives a row per legal move (a range of amounts: its two ends), the best marked."""
     page.click("#advise")
     wait_idle(page)
     rows = page.eval_on_selector_all(".advice tr[data-kind]", "rows => rows.map(r => r.dataset.kind)")
