@@ -40,6 +40,8 @@ _EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
 _LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 _TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 _AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
+MAX_ADVICE_SAMPLES = 1000
+"""The most deals an ``Advise`` call may ask to sample (AdviseRequest.samples)."""
 """``Event.auto = true``, appended to the bytes of each event of an auto-played move (a field may come in any
 order on the wire, so the events' own writer stays the one of every move)."""
 
@@ -148,7 +150,13 @@ class TableCore:
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
         self._check_seat(state, request.seat, request.seat_key)
-        advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat))
+        if not 0 <= request.samples <= MAX_ADVICE_SAMPLES:
+            raise ServiceError.of(
+                ServiceReason.INVALID_REQUEST,
+                f"samples must be 0 (the default) to {MAX_ADVICE_SAMPLES}, not {request.samples}",
+            )
+        samples = request.samples or None
+        advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat, samples=samples))
         return svc.AdviseResponse(
             seat=advice.seat,
             seq=state.seq,

@@ -64,6 +64,15 @@ def test_advise_over_http_needs_the_seats_key(api: Api) -> None:
     assert error(advise(api, table, 8, headers={"X-Seat-Key": other})) == (400, "INVALID_ARGUMENT", "INVALID_SEAT")
 
 
+def test_advise_over_http_takes_a_sample_count(api: Api) -> None:
+    table = api.create("trentuno", seed=b"rest-advise-samples")
+    seat = table.to_act[0]
+    key = {"X-Seat-Key": table.keys[seat]}
+    answer = advise(api, table, seat, headers=key, samples=7).json()
+    assert (answer["method"], answer["samples"]) == ("ADVICE_METHOD_SAMPLED", 7)
+    assert error(advise(api, table, seat, headers=key, samples=1001)) == (400, "INVALID_ARGUMENT", "INVALID_REQUEST")
+
+
 def test_auto_play_over_http_finishes_a_game(api: Api) -> None:
     table = api.create("trentuno", chips=2, seed=b"rest-auto")
     kinds: list[str] = []

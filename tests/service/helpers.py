@@ -117,9 +117,11 @@ class Client:
         table.to_act, table.is_over = list(resp.to_act), resp.is_over
         return resp
 
-    def advise(self, table: Table, seat: int, key: str | None = None) -> svc.AdviseResponse:
+    def advise(self, table: Table, seat: int, key: str | None = None, samples: int = 0) -> svc.AdviseResponse:
         key = table.keys.get(seat, "") if key is None else key
-        request = svc.AdviseRequest(table_id=table.table_id, state=table.state, seat=seat, seat_key=key)
+        request = svc.AdviseRequest(
+            table_id=table.table_id, state=table.state, seat=seat, seat_key=key, samples=samples
+        )
         resp: svc.AdviseResponse = self.stub.Advise(request)
         return resp
 

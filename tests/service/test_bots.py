@@ -76,6 +76,21 @@ def test_advise_is_the_engines_advice_for_that_seat_alone(client: Client, game: 
     assert advised == 2
 
 
+def test_advise_samples_as_many_deals_as_asked(client: Client) -> None:
+    """samples 1..1000 samples that many deals even where the odds are exact by default; 0 is the default; any
+    other count is refused before any work."""
+    table = client.create("sette_e_mezzo", seed=b"advise-samples")
+    client.act(table, pb.Action(seat=table.to_act[0], kind="DEAL"))
+    seat = table.to_act[0]
+    state = client.unseal(table.state)
+    assert client.advise(table, seat).method == svc.ADVICE_METHOD_EXACT
+    answer = client.advise(table, seat, samples=30)
+    assert (answer.method, answer.samples) == (svc.ADVICE_METHOD_SAMPLED, 30)
+    assert_is_the_engines_advice(answer, bots.advise(state, seat, samples=30), table.seq)
+    for samples in (-1, 1001):
+        refused(lambda n=samples: client.advise(table, seat, samples=n), Code.INVALID_ARGUMENT, "INVALID_REQUEST")
+
+
 def test_the_advice_message_can_hold_no_card_of_the_table() -> None:
     """AdviseResponse has no view, no table card and no event: only actions and numbers leave the service."""
     seen: set[str] = set()

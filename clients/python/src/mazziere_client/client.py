@@ -251,16 +251,20 @@ class Table:
         self.state, self.seq, self.to_act, self.is_over = answer.state, answer.seq, list(answer.to_act), answer.is_over
         return answer
 
-    def advise(self, seat: int, seat_key: str | None = None, *, timeout: float | None = 60.0) -> svc.AdviseResponse:
+    def advise(
+        self, seat: int, seat_key: str | None = None, *, samples: int = 0, timeout: float | None = 60.0
+    ) -> svc.AdviseResponse:
         """The odds of each legal action of ``seat`` now, from what that seat may see alone: per action its
         ``expected_value`` in chips, ``win``/``push``/``lose``/``bust`` probabilities and ``standard_error``. Needs
-        the seat's key (``None``: the one this table holds). Slower than the other calls (it plays out deals), so
+        the seat's key (``None``: the one this table holds). ``samples``: 0 for exact odds where they are cheap
+        (else 200 sampled deals), or 1 to 1000 deals to sample. Slower than the other calls (it plays out deals), so
         it has a deadline of its own, ``timeout`` seconds."""
         request = svc.AdviseRequest(
             table_id=self.table_id,
             state=self.state,
             seat=seat,
             seat_key=self.key(seat) if seat_key is None else seat_key,
+            samples=samples,
         )
         try:
             return self.client.stub.Advise(request, timeout=timeout)

@@ -1043,7 +1043,11 @@ type AdviseRequest struct {
 	// The seat to advise.
 	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The seat's key.
-	SeatKey       string `protobuf:"bytes,4,opt,name=seat_key,json=seatKey,proto3" json:"seat_key,omitempty"`
+	SeatKey string `protobuf:"bytes,4,opt,name=seat_key,json=seatKey,proto3" json:"seat_key,omitempty"`
+	// How many deals to sample: 0 (the default) computes the odds exactly where that is cheap and samples 200 deals
+	// otherwise; 1 to 1000 samples that many even where they could be computed exactly (more samples: a smaller
+	// standard error, and a slower answer). Over 1000 is refused with INVALID_REQUEST.
+	Samples       int32 `protobuf:"varint,5,opt,name=samples,proto3" json:"samples,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1104,6 +1108,13 @@ func (x *AdviseRequest) GetSeatKey() string {
 		return x.SeatKey
 	}
 	return ""
+}
+
+func (x *AdviseRequest) GetSamples() int32 {
+	if x != nil {
+		return x.Samples
+	}
+	return 0
 }
 
 // ActionAdvice is the outlook of one legal action for the advised seat.
@@ -1370,12 +1381,13 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\btable_id\x18\x02 \x01(\tR\atableId\x12-\n" +
 	"\aactions\x18\x03 \x03(\v2\x13.mazziere.v1.ActionR\aactions\"C\n" +
 	"\x14StreamReplayResponse\x12+\n" +
-	"\x04step\x18\x01 \x01(\v2\x17.mazziere.v1.ReplayStepR\x04step\"o\n" +
+	"\x04step\x18\x01 \x01(\v2\x17.mazziere.v1.ReplayStepR\x04step\"\x89\x01\n" +
 	"\rAdviseRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12\x12\n" +
 	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x19\n" +
-	"\bseat_key\x18\x04 \x01(\tR\aseatKey\"\xd7\x01\n" +
+	"\bseat_key\x18\x04 \x01(\tR\aseatKey\x12\x18\n" +
+	"\asamples\x18\x05 \x01(\x05R\asamples\"\xd7\x01\n" +
 	"\fActionAdvice\x12+\n" +
 	"\x06action\x18\x01 \x01(\v2\x13.mazziere.v1.ActionR\x06action\x12%\n" +
 	"\x0eexpected_value\x18\x02 \x01(\x01R\rexpectedValue\x12\x10\n" +
