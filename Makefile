@@ -61,6 +61,15 @@ $(KUSTOMIZE): | $(BIN)/python
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	touch $@
 
+# kube-score scores the rendered overlays in tests/deploy (no CRITICAL finding): pinned, built the same way.
+KUBE_SCORE_VERSION := v1.20.0
+KUBE_SCORE := $(BIN)/.kube-score-$(KUBE_SCORE_VERSION)
+
+$(KUBE_SCORE): | $(BIN)/python
+	@command -v go > /dev/null || { echo "make: Go is needed to build kube-score $(KUBE_SCORE_VERSION) for tests/deploy"; exit 1; }
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install github.com/zegl/kube-score/cmd/kube-score@$(KUBE_SCORE_VERSION)
+	touch $@
+
 # The generated clients (clients/README.md): TypeScript (npm ci, buf generate with the pinned protoc-gen-es, tsc;
 # not kept in git) and Go (protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod; its code is in git).
 TS_CLIENT := clients/typescript
@@ -127,7 +136,7 @@ container-tools:
 	else echo "make: $(CONTAINER_PACKAGES) are not all installed (root with apt installs them)"; fi
 
 # The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
-test: lint $(KUSTOMIZE) clients container-tools
+test: lint $(KUSTOMIZE) $(KUBE_SCORE) clients container-tools
 	@mkdir -p build; $(BIN)/pytest -p no:cacheprovider -m long > build/long-tests.log 2>&1 & long=$$!; \
 	trap 'kill $$long 2> /dev/null' INT TERM; \
 	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest -m "not long"; rest=$$?; \

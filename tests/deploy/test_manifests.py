@@ -4,7 +4,8 @@ Each overlay is rendered by a real kustomize (``make test`` builds the pinned on
 ``kustomize`` or ``kubectl`` on PATH also serves), then the objects are checked: every environment variable is
 a known ``MAZZIERE_*`` setting whose value the config accepts, the ports are the config's, the probes ask the gRPC
 health service on the gRPC port, the sealing keys are mounted where ``MAZZIERE_SEAL_KEYS_FILE`` points, and
-labels, selectors and references agree. The Dockerfile is read line by line for its ports, user and entrypoint.
+labels, selectors and references agree; kube-score finds nothing critical in production. The Dockerfile is read
+line by line for its ports, user and entrypoint.
 """
 
 from __future__ import annotations
@@ -326,6 +327,29 @@ def test_production_pods_spread_one_per_node_as_a_rule(overlays: dict[str, Rende
         for other in constraints:
             if other is not by_node:  # a missing zone label must not make a node unusable
                 assert other["whenUnsatisfiable"] == "ScheduleAnyway", other
+
+
+def kube_score() -> str | None:
+    """$KUBE_SCORE, the pinned kube-score ``make test`` builds beside this Python, or one on PATH."""
+    beside = Path(sys.executable).parent / "kube-score"
+    return os.environ.get("KUBE_SCORE") or (str(beside) if beside.exists() else shutil.which("kube-score"))
+
+
+def test_kube_score_finds_nothing_critical_in_production(overlays: dict[str, Rendered], tmp_path: Path) -> None:
+    """kube-score's default checks on the production overlay: no CRITICAL finding. Its one WARNING (no host
+    podAntiAffinity: the topology spread above does that job) is weighed in deploy/README.md."""
+    exe = kube_score()
+    if exe is None:
+        pytest.skip("kube-score is not installed (make test builds the pinned one with Go)")
+    manifest = tmp_path / "production.yaml"
+    manifest.write_text(yaml.safe_dump_all(overlays["production"].objects))
+    done = subprocess.run([exe, "score", str(manifest), "--output-format", "ci"], capture_output=True, text=True)
+    findings = done.stdout.splitlines()
+    assert any(line.startswith("[OK]") for line in findings), done.stdout + done.stderr
+    critical = [line for line in findings if line.startswith("[CRITICAL]")]
+    assert not critical, critical
+    warnings = {line.split(": ", 1)[1] for line in findings if line.startswith("[WARNING]")}
+    assert warnings <= {"Deployment does not have a host podAntiAffinity set"}, warnings
 
 
 def test_production_requests_and_limits_ephemeral_storage(overlays: dict[str, Rendered]) -> None:
