@@ -190,7 +190,7 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	touch $@
 
 $(WEB)/openapi.json: $(GEN) $(wildcard services/gateway/*.py)
-	$(BIN)/python -c 'import json; from services.gateway.app import create_app; from services.gateway.config import GatewayConfig; print(json.dumps(create_app(None, GatewayConfig.load({})).openapi(), indent=1))' > $@
+	$(BIN)/python -c 'import json; from mazziere.services.gateway.app import create_app; from mazziere.services.gateway.config import GatewayConfig; print(json.dumps(create_app(None, GatewayConfig.load({})).openapi(), indent=1))' > $@
 
 $(WEB_BUILT): $(WEB)/node_modules/.installed $(WEB)/openapi.json $(WEB)/tsconfig.json $(wildcard $(WEB)/src/*.*)
 	cd $(WEB) && npm run --silent generate && npm run --silent build

@@ -94,7 +94,7 @@ export async function getView(tableId: string, state: string, seat: number, seat
 /** The odds of each legal action of ``seat``, from what that seat may see (its key only). */
 export async function advise(tableId: string, state: string, seat: number, seatKey: string): Promise<AdviseResponse> {
   return unwrap(
-    await client.POST("/v1/tables:advise", { body: { tableId, state, seat, seatKey } }),
+    await client.POST("/v1/tables:advise", { body: { tableId, state, seat, seatKey, samples: 0 } }),
     "mazziere.v1.AdviseResponse",
   );
 }
