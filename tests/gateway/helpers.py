@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import random
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,3 +120,17 @@ class Api:
     def unseal(self, token: str) -> TableState:
         _, payload = self.keyring.open(base64.b64decode(token))
         return engine.state_from_bytes(payload)
+
+
+@contextmanager
+def replay_places_taken(pools: Any) -> Iterator[None]:
+    """Every place of the replay workers taken, as replays in flight would take them; given back after."""
+    pool = pools.replay
+    taken = 0
+    while pool.admit():
+        taken += 1
+    try:
+        yield
+    finally:
+        for _ in range(taken):
+            pool.release()

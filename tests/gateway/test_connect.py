@@ -25,6 +25,7 @@ from prometheus_client import generate_latest
 from mazziere.services.gateway.connect import rpcs
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from tests.gateway.conftest import ORIGIN, Gateway
+from tests.gateway.helpers import replay_places_taken
 
 PREFIX = "/mazziere.v1.TableService/"
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,11 +150,7 @@ def test_a_timeout_of_zero_is_deadline_exceeded(gateway: Gateway) -> None:
 
 
 def test_an_overloaded_service_is_resource_exhausted_with_retry_info(gateway: Gateway) -> None:
-    pool = gateway.app.pools.replay
-    taken = 0
-    while pool.admit():  # take every place, as replays in flight would
-        taken += 1
-    try:
+    with replay_places_taken(gateway.app.pools):
         resp = post(gateway, "Replay", json.dumps(REPLAY).encode(), "application/json")
         assert connect_error(resp) == (429, "resource_exhausted", "OVERLOADED")
         assert resp.headers["retry-after"] == "1"
@@ -163,9 +160,6 @@ def test_an_overloaded_service_is_resource_exhausted_with_retry_info(gateway: Ga
         assert streamed.status_code == 200
         (flags, end), *_ = frames(streamed.content)
         assert flags == 2 and json.loads(end)["error"]["code"] == "resource_exhausted"
-    finally:
-        for _ in range(taken):
-            pool.release()
 
 
 # -- Connect streaming ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from mazziere.services.gateway.errors import HTTP_STATUS
 from tests.gateway.conftest import BASE, Gateway
-from tests.gateway.helpers import Api, error
+from tests.gateway.helpers import Api, error, replay_places_taken
 
 
 def _post(api: Api, path: str, body: bytes, **headers: str) -> tuple[int, str, str]:
@@ -188,17 +188,10 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
 
 def test_an_overloaded_service_is_429_with_retry_after(gateway: Gateway) -> None:
     """A replay beyond the replay workers' places is refused at once; the RetryInfo becomes Retry-After."""
-    pool = gateway.app.pools.replay
-    taken = 0
-    while pool.admit():  # take every place, as replays in flight would
-        taken += 1
-    try:
-        body = {"create": {"game": "trentuno", "seats": [{"name": "a", "chips": "5"}] * 3, "seed": "c2VlZA=="}}
+    body = {"create": {"game": "trentuno", "seats": [{"name": "a", "chips": "5"}] * 3, "seed": "c2VlZA=="}}
+    with replay_places_taken(gateway.app.pools):
         for path in ("/v1/tables:replay", "/v1/tables:streamReplay"):
             resp = gateway.http.post(path, json=body)
             assert error(resp) == (429, "RESOURCE_EXHAUSTED", "OVERLOADED"), resp.text
             assert resp.headers["retry-after"] == "1"
-    finally:
-        for _ in range(taken):
-            pool.release()
     assert gateway.http.post("/v1/tables:replay", json=body).status_code == 200
