@@ -39,9 +39,9 @@ _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
 _EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
 _LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 _TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
-_AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
 MAX_ADVICE_SAMPLES = 1000
 """The most deals an ``Advise`` call may ask to sample (AdviseRequest.samples)."""
+_AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
 """``Event.auto = true``, appended to the bytes of each event of an auto-played move (a field may come in any
 order on the wire, so the events' own writer stays the one of every move)."""
 
@@ -147,14 +147,14 @@ class TableCore:
 
     def advise(self, request: svc.AdviseRequest, call: Call) -> svc.AdviseResponse:
         """The seat's odds, from its own view only (:func:`engine.bots.advise`); needs the seat's key."""
-        state = self._open(request.state, request.table_id, call)
-        call.game = state.game
-        self._check_seat(state, request.seat, request.seat_key)
         if not 0 <= request.samples <= MAX_ADVICE_SAMPLES:
             raise ServiceError.of(
                 ServiceReason.INVALID_REQUEST,
                 f"samples must be 0 (the default) to {MAX_ADVICE_SAMPLES}, not {request.samples}",
             )
+        state = self._open(request.state, request.table_id, call)
+        call.game = state.game
+        self._check_seat(state, request.seat, request.seat_key)
         samples = request.samples or None
         advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat, samples=samples))
         return svc.AdviseResponse(

@@ -1,4 +1,5 @@
-"""The REST gateway: every RPC of TableService as a JSON endpoint under ``/v1/``, plus health and metrics.
+"""The REST gateway: every RPC of TableService as a JSON endpoint under ``/v1/``, the same RPCs over Connect and
+gRPC-Web (:mod:`connect`), health, metrics, the OpenAPI document and Swagger UI, and the web table at ``/play``.
 
 Bodies are the canonical protobuf JSON of the RPC's own request and response messages, so REST and gRPC
 cannot drift; the gateway holds no rules and no second data model. See the README's "The REST gateway".
@@ -32,7 +33,7 @@ from mazziere.services.gateway.backend import Backend
 from mazziere.services.gateway.comments import proto_comments
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.errors import GatewayError, plain_error
-from mazziere.services.gateway.routes import ROUTES, Route
+from mazziere.services.gateway.routes import ROUTES, SERVICE, Route
 from mazziere.services.gateway.schema import Schema, message_schemas, ref
 from mazziere.services.logs import get_logger
 
@@ -41,7 +42,6 @@ SEAT_KEY_SCHEME = "SeatKey"
 SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
 CONTACT = {"name": "Mazziere", "url": "https://github.com/mazziere/mazziere"}
-SERVICE = "mazziere.v1.TableService"
 PROBES_TAG = {"name": "Probes", "description": "Liveness and readiness, for load balancers and Kubernetes."}
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
@@ -66,7 +66,7 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
         servers=SERVERS,
         license_info=LICENSE,
         contact=CONTACT,
-        openapi_tags=[{"name": "TableService", "description": _comment(SERVICE)}, PROBES_TAG],
+        openapi_tags=[{"name": "TableService", "description": _comment(SERVICE.full_name)}, PROBES_TAG],
     )
     for route in ROUTES:
         app.add_api_route(
@@ -191,7 +191,7 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
 async def _read_bounded(request: Request, limit: int) -> bytes:
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not connect.digits(length, 19):
             raise GatewayError.invalid_request("the Content-Length header is not a number")
         if int(length) > limit:
             raise GatewayError.invalid_request(f"the body is {length} bytes; at most {limit}", http_status=413)

@@ -74,8 +74,15 @@ class InProcessBackend:
         self._ready = ready
         self.methods: dict[str, Method] = {m.name: m for m in app.methods}
 
+    def _method(self, rpc: str) -> Method:
+        """The served method named ``rpc``; one the contract has but this server does not serve is UNIMPLEMENTED."""
+        method = self.methods.get(rpc)
+        if method is None:
+            raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
+        return method
+
     async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
-        method = self.methods[rpc]
+        method = self._method(rpc)
         context = _Context(request_id, _shorter(self.timeout, timeout))
         if method.slow:  # on the replay workers, under their limit, so the event loop stays free
             response, status = await asyncio.wrap_future(
@@ -84,14 +91,14 @@ class InProcessBackend:
         else:
             response, status = self.app.observer.run(method, request, context)
         if status is not None:
-            raise error_from_status(status.code, status.details, status.trailing_metadata)
+            raise _error(status)
         result: Message = response
         return result
 
     async def stream(
         self, rpc: str, request: Message, request_id: str, timeout: float | None = None
     ) -> AsyncIterator[Message]:
-        method = self.methods[rpc]
+        method = self._method(rpc)
         pool = self.app.pools.replay
         context = _Context(request_id, _shorter(self.timeout, timeout))
         observer = self.app.observer

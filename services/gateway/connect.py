@@ -13,7 +13,8 @@ descriptor, so a new unary or server-streaming RPC is served without a change he
 - gRPC-Web: ``application/grpc-web`` (``+proto``, ``+json``), unary or streaming: the same envelopes, then a
   trailer frame (flag 0x80) with ``grpc-status``, ``grpc-message`` and ``grpc-status-details-bin``.
 
-Errors carry a ``google.rpc.ErrorInfo`` (and ``RetryInfo`` when the service said when to retry), as over gRPC.
+The service's refusals carry its ``google.rpc.ErrorInfo`` (and ``RetryInfo`` when it said when to retry), as over
+gRPC; the gateway's own (a body too large, compression) carry a code and a message only.
 Compression is not supported (a compressed request is refused with ``unimplemented``); answers go uncompressed.
 Connect's GET form of unary calls is not served (no RPC is marked free of side effects), nor plain gRPC, which
 needs HTTP/2 trailers: it has the gRPC port.
@@ -238,6 +239,11 @@ def _error_response(
 # -- reading the request ----------------------------------------------------------------------------
 
 
+def digits(value: str, most: int) -> bool:
+    """1 to ``most`` ASCII digits (``str.isdigit`` also admits ``²`` and other digits ``int`` refuses)."""
+    return 0 < len(value) <= most and value.isascii() and value.isdigit()
+
+
 def _timeout(protocol: Protocol, value: str | None) -> float | None:
     """The caller's deadline in seconds: Connect-Timeout-Ms (milliseconds) or Grpc-Timeout (``<digits><unit>``)."""
     if value is None:
@@ -245,9 +251,9 @@ def _timeout(protocol: Protocol, value: str | None) -> float | None:
     if protocol is GRPC_WEB:
         units = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
         number, unit = value[:-1], value[-1:]
-        if unit in units and number.isdigit() and len(number) <= 8:
+        if unit in units and digits(number, 8):
             return int(number) * units[unit]
-    elif value.isdigit() and len(value) <= 10:
+    elif digits(value, 10):
         return int(value) / 1000
     raise GatewayError.invalid_request(f"the {protocol.timeout_header} header is not a timeout: {value[:32]!r}")
 
@@ -269,7 +275,7 @@ def _check_headers(request: Request, protocol: Protocol) -> float | None:
 
 async def _read(request: Request, limit: int, timeout: float) -> bytes:
     length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
+    if length is not None and digits(length, 19) and int(length) > limit:
         raise GatewayError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is {length} bytes; at most {limit}")
     body = bytearray()
     try:

@@ -239,7 +239,8 @@ async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> Non
 
 
 def serve_split(config: GatewayConfig, target: str) -> None:
-    """``mazziere gateway``: REST only, calling the gRPC service at ``target``, until SIGTERM or SIGINT."""
+    """``mazziere gateway``: the REST port alone (REST, Connect, gRPC-Web), calling the gRPC service at ``target``,
+    until SIGTERM or SIGINT."""
     sock = bind(config.rest_host, config.rest_port)
     uvloop.run(_split(config, target, sock))
 

@@ -337,3 +337,18 @@ def test_buf_curl_calls_the_service(gateway: Gateway, protocol: str) -> None:
     steps = curl("StreamReplay", REPLAY)
     assert steps.returncode == 0, steps.stderr
     assert steps.stdout.count('"step"') == 2
+
+
+@pytest.mark.parametrize("header", [b"\xb2", b"1\xb2", b"-5", b"", b"9" * 11])
+def test_a_timeout_that_is_not_ascii_digits_is_invalid_argument(gateway: Gateway, header: bytes) -> None:
+    """``str.isdigit`` also admits ``²``, which ``int`` refuses: such a header is a 400, never a 500."""
+    resp = gateway.http.post(
+        PREFIX + "ListGames", content=b"", headers={"content-type": "application/proto", "connect-timeout-ms": header}
+    )
+    assert connect_error(resp)[:2] == (400, "invalid_argument"), resp.text
+    web = gateway.http.post(
+        PREFIX + "ListGames",
+        content=envelope(b""),
+        headers={"content-type": "application/grpc-web+proto", "grpc-timeout": header + b"S"},
+    )
+    assert trailers(frames(web.content)[-1][1])["grpc-status"] == "3"
