@@ -1,7 +1,7 @@
 """``advise(state, seat)``: for each legal action of a seat, its expected chip result, from that seat's view only.
 
-Sette e mezzo's player and bank decisions are computed exactly (:mod:`engine.bots.sette_e_mezzo`); every other
-decision is played out on determinizations (:mod:`engine.bots.sampled`).
+Sette e mezzo's player and bank decisions are computed exactly (:mod:`mazziere.engine.bots.sette_e_mezzo`); every other
+decision is played out on determinizations (:mod:`mazziere.engine.bots.sampled`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def actions_of(entries: tuple[LegalAction, ...], seat: int) -> tuple[Action, ...
 def advise(state: TableState, seat: int, *, samples: int | None = None) -> Advice:
     """Advice for ``seat``: one entry per legal action (none when it may not act). ``samples`` forces sampling
     with that many determinizations; by default a decision is computed exactly where that is cheap enough, and
-    otherwise sampled (:data:`~engine.bots.sampled.DEFAULT_SAMPLES`)."""
+    otherwise sampled (:data:`~mazziere.engine.bots.sampled.DEFAULT_SAMPLES`)."""
     return advise_with(state, seat, samples, sampled.DEFAULT_SAMPLES, sampled.EXACT_LIMIT)
 
 
@@ -35,7 +35,7 @@ def advise_with(
     state: TableState, seat: int, samples: int | None, fallback: int, exact_limit: int, race: bool = False
 ) -> Advice:
     """:func:`advise` with its budget: ``fallback`` samples when exact play-outs would pass ``exact_limit``
-    (``race``: drop the actions that clearly trail while sampling, :func:`~engine.bots.sampled.evaluate`)."""
+    (``race``: drop the actions that clearly trail while sampling, :func:`~mazziere.engine.bots.sampled.evaluate`)."""
     get_game(state.game)  # an unknown game is refused here, as everywhere
     if is_over(state) or not 0 <= seat < state.seat_count:
         return Advice(seat, EXACT, 0, ())

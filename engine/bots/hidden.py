@@ -1,10 +1,11 @@
 """What a seat may not see, and the states that agree with everything it may see (determinizations).
 
-A card is hidden from a seat when it lies face down for others (a :class:`~engine.visibility.TableCard` the seat's
-audience does not admit) or in the ``stock``. :func:`unseen` lists those cards in a canonical (sorted) order, so it
-depends only on *which* cards are hidden, never on where they lie; :func:`determinize` deals an ordering of them
-back into the hidden places. Every evaluation starts from these two, so advice is the same for every arrangement of
-the cards a seat cannot see (tests/bots/test_invariance.py).
+A card is hidden from a seat when it lies face down for others (a
+:class:`~mazziere.engine.visibility.TableCard` the seat's audience does not admit) or in the ``stock``.
+:func:`unseen` lists those cards in a canonical (sorted) order, so it depends only on *which* cards are hidden,
+never on where they lie; :func:`determinize` deals an ordering of them back into the hidden places. Every
+evaluation starts from these two, so advice is the same for every arrangement of the cards a seat cannot see
+(tests/bots/test_advice.py).
 """
 
 from __future__ import annotations

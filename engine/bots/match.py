@@ -4,7 +4,6 @@ seat's chip result of every hand. Pure (the caller draws any progress bar from t
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from mazziere import engine
 from mazziere.engine.bots.policies import choose
 from mazziere.engine.bots.sampled import next_actor
+from mazziere.engine.bots.values import mean_se
 from mazziere.engine.table import Seat
 
 START_CHIPS = 1000
@@ -30,17 +30,6 @@ class Match:
         """(mean chip result per hand, its standard error, total) of ``seat``."""
         xs = [r[seat] for r in self.results]
         return (*mean_se(xs), sum(xs))
-
-
-def mean_se(xs: Sequence[float]) -> tuple[float, float]:
-    n = len(xs)
-    if n == 0:
-        return 0.0, 0.0
-    m = sum(xs) / n
-    if n < 2:
-        return m, 0.0
-    var = sum((x - m) ** 2 for x in xs) / (n - 1)
-    return m, math.sqrt(var / n)
 
 
 def play_match(

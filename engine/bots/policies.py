@@ -18,7 +18,7 @@ from mazziere.engine.table import Action, TableState
 
 BEST_SAMPLES = 48
 """Determinizations the ``best`` policy samples where a decision is not computed exactly (racing: an action that
-clearly trails is dropped early, :func:`~engine.bots.sampled.evaluate`)."""
+clearly trails is dropped early, :func:`~mazziere.engine.bots.sampled.evaluate`)."""
 BEST_EXACT_LIMIT = 200
 """The most play-outs the ``best`` policy spends on an exact enumeration before it samples instead."""
 

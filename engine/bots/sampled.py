@@ -15,7 +15,7 @@ from typing import Any
 
 from mazziere.engine import apply, chance, is_over, legal_actions, to_act
 from mazziere.engine.bots.hidden import Hidden, determinize, view_key
-from mazziere.engine.bots.values import EXACT, SAMPLED, ActionAdvice, Advice
+from mazziere.engine.bots.values import EXACT, SAMPLED, ActionAdvice, Advice, mean_se
 from mazziere.engine.cards import Card
 from mazziere.engine.table import Action, Event, TableState
 
@@ -117,7 +117,7 @@ def evaluate(
 
     ``race`` (for a policy that only needs the best action): sampling goes in rounds of :data:`RACE_ROUND`, and
     an action that trails the leader by more than :data:`RACE_Z` standard errors of their paired difference (the
-    same determinizations) is dropped; its advice then rests on fewer samples than ``Advice.samples``."""
+    same determinizations) is dropped and left out of the advice, so every action advised rests on ``samples``."""
     hidden = Hidden(state, seat)
     key = view_key(state, seat)
     if samples is None and not any(a.kind == "DEAL" for a in actions):  # a deal shuffles: never exact
@@ -127,7 +127,7 @@ def evaluate(
             samples = fallback
     samples = max(1, samples if samples is not None else fallback)
     tallies = [_Tally() for _ in actions]
-    deltas: list[list[int]] = [[] for _ in actions]
+    deltas: list[list[int]] = [[] for _ in actions]  # per action, each sample's result: racing compares them
     live = list(range(len(actions)))
     for i in range(samples):
         seed = key + i.to_bytes(4, "big")
@@ -136,10 +136,11 @@ def evaluate(
         for a in live:
             result = playout(det, seat, actions[a], policy, classify)
             tallies[a].add(result, 1.0)
-            deltas[a].append(result.delta)
+            if race:
+                deltas[a].append(result.delta)
         if race and (i + 1) % RACE_ROUND == 0 and len(live) > 1:
             live = _survivors(live, deltas)
-    out = tuple(t.advice(a, int(t.n)) for t, a in zip(tallies, actions, strict=True))
+    out = tuple(tallies[a].advice(actions[a], samples) for a in live)
     return Advice(seat, SAMPLED, samples, out)
 
 
@@ -149,11 +150,8 @@ def _survivors(live: list[int], deltas: list[list[int]]) -> list[int]:
     lead = deltas[leader]
     keep: list[int] = []
     for a in live:
-        diff = [x - y for x, y in zip(deltas[a], lead, strict=True)]
-        n = len(diff)
-        mean = sum(diff) / n
-        var = sum((d - mean) ** 2 for d in diff) / (n - 1)
-        if a == leader or mean + RACE_Z * math.sqrt(var / n) >= 0:
+        mean, se = mean_se([x - y for x, y in zip(deltas[a], lead, strict=True)])
+        if a == leader or mean + RACE_Z * se >= 0:
             keep.append(a)
     return keep
 

@@ -19,6 +19,7 @@ The model:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -52,9 +53,7 @@ def memo(fn: F) -> F:
         _MEMO[key] = value
         return value
 
-    wrapper.__name__ = tag
-    wrapper.__doc__ = fn.__doc__
-    return wrapper  # type: ignore[return-value]
+    return functools.wraps(fn)(wrapper)  # type: ignore[return-value]
 
 
 HOUSE_STANDS = 10
@@ -187,12 +186,17 @@ def _bank_end(t: Table, bank: Hand) -> BankEnd | None:
     if not bank:
         return None
     pts, triple = _points(t, bank)
+    lone_matta = bank[0] == t.matta and t.rules.house_bank
+    if pts >= SETTE_E_MEZZO or triple or (pts >= HOUSE_STANDS and not lone_matta) or (lone_matta and len(bank) > 1):
+        return _end(t, bank, pts)
+    return None
+
+
+def _end(t: Table, bank: Hand, pts: int) -> BankEnd:
+    """The end of a bank that stops on ``bank`` (worth ``pts``): a bust, or its total and canonical shape."""
     if pts > SETTE_E_MEZZO:
         return (SETTE_E_MEZZO + 1, True, ())
-    lone_matta = bank[0] == t.matta and t.rules.house_bank
-    if pts == SETTE_E_MEZZO or triple or (pts >= HOUSE_STANDS and not lone_matta) or (lone_matta and len(bank) > 1):
-        return (pts, False, _shape(t, bank, pts))
-    return None
+    return (pts, False, _shape(t, bank, pts))
 
 
 def bank_ends(t: Table, bank: Hand, pool: Pool) -> list[tuple[BankEnd, float]]:
@@ -455,10 +459,10 @@ def _convolve(dists: Sequence[Dist]) -> Dist:
 
 
 @memo
-def _bank_stand(t: Table, bank: Hand, pool: Pool, players: Players, bust: bool = False) -> tuple[Dist, float]:
-    pts = _points(t, bank)[0]
-    end: BankEnd = (SETTE_E_MEZZO + 1, True, ()) if bust else (pts, False, _shape(t, bank, pts))
-    return _convolve([_player_pays(t, p, end, pool) for p in players]), float(bust)
+def _bank_stand(t: Table, bank: Hand, pool: Pool, players: Players) -> tuple[Dist, float]:
+    """The bank stops on ``bank`` (busted or not): what the standing players pay it, and whether it busted."""
+    end = _end(t, bank, _points(t, bank)[0])
+    return _convolve([_player_pays(t, p, end, pool) for p in players]), float(end[1])
 
 
 @memo
@@ -472,9 +476,7 @@ def _bank_hit(t: Table, bank: Hand, pool: Pool, players: Players) -> tuple[Dist,
         q = n / total
         new, rest = _add(bank, i), _take(pool, i)
         pts, triple = _points(t, new)
-        if pts > SETTE_E_MEZZO:
-            dist, b = _bank_stand(t, new, rest, players, True)
-        elif pts == SETTE_E_MEZZO or triple or not sum(rest):
+        if pts >= SETTE_E_MEZZO or triple or not sum(rest):
             dist, b = _bank_stand(t, new, rest, players)
         else:
             options = (_bank_stand(t, new, rest, players), _bank_hit(t, new, rest, players))

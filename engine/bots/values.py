@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from mazziere.engine.table import Action
 from mazziere.engine.values import Value
 
@@ -33,3 +36,15 @@ class Advice(Value, frozen=True):
     samples: int
     actions: tuple[ActionAdvice, ...]
     """In the order of ``engine.legal_actions`` (an amount range gives one entry per amount that matters)."""
+
+
+def mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``xs`` and its standard error (0 for fewer than two values)."""
+    n = len(xs)
+    if n == 0:
+        return 0.0, 0.0
+    m = sum(xs) / n
+    if n < 2:
+        return m, 0.0
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    return m, math.sqrt(var / n)

@@ -44,14 +44,15 @@ COMPONENTS = ("split-gateway", "servicemonitor", "rest-probes")
 # -- rendering -------------------------------------------------------------------------------------------------
 
 
+def tool(name: str, variable: str) -> str | None:
+    """A pinned tool: $variable, the one ``make test`` builds beside this Python, or one on PATH."""
+    beside = Path(sys.executable).parent / name
+    return os.environ.get(variable) or (str(beside) if beside.exists() else shutil.which(name))
+
+
 def kustomize_command() -> list[str]:
-    """``kustomize build``: $KUSTOMIZE, the one ``make test`` builds beside this Python, or one on PATH."""
-    if os.environ.get("KUSTOMIZE"):
-        return [os.environ["KUSTOMIZE"], "build"]
-    beside = Path(sys.executable).parent / "kustomize"
-    if beside.exists():
-        return [str(beside), "build"]
-    if found := shutil.which("kustomize"):
+    """``kustomize build`` (:func:`tool`), else ``kubectl kustomize``."""
+    if found := tool("kustomize", "KUSTOMIZE"):
         return [found, "build"]
     if found := shutil.which("kubectl"):
         return [found, "kustomize"]
@@ -329,21 +330,16 @@ def test_production_pods_spread_one_per_node_as_a_rule(overlays: dict[str, Rende
                 assert other["whenUnsatisfiable"] == "ScheduleAnyway", other
 
 
-def kube_score() -> str | None:
-    """$KUBE_SCORE, the pinned kube-score ``make test`` builds beside this Python, or one on PATH."""
-    beside = Path(sys.executable).parent / "kube-score"
-    return os.environ.get("KUBE_SCORE") or (str(beside) if beside.exists() else shutil.which("kube-score"))
-
-
 def test_kube_score_finds_nothing_critical_in_production(overlays: dict[str, Rendered], tmp_path: Path) -> None:
     """kube-score's default checks on the production overlay: no CRITICAL finding. Its one WARNING (no host
     podAntiAffinity: the topology spread above does that job) is weighed in deploy/README.md."""
-    exe = kube_score()
+    exe = tool("kube-score", "KUBE_SCORE")
     if exe is None:
         pytest.skip("kube-score is not installed (make test builds the pinned one with Go)")
     manifest = tmp_path / "production.yaml"
     manifest.write_text(yaml.safe_dump_all(overlays["production"].objects))
-    done = subprocess.run([exe, "score", str(manifest), "--output-format", "ci"], capture_output=True, text=True)
+    command = [exe, "score", str(manifest), "--output-format", "ci"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     findings = done.stdout.splitlines()
     assert any(line.startswith("[OK]") for line in findings), done.stdout + done.stderr
     critical = [line for line in findings if line.startswith("[CRITICAL]")]

@@ -195,4 +195,3 @@ def test_an_overloaded_service_is_429_with_retry_after(gateway: Gateway) -> None
             assert error(resp) == (429, "RESOURCE_EXHAUSTED", "OVERLOADED"), resp.text
             assert resp.headers["retry-after"] == "1"
     assert gateway.http.post("/v1/tables:replay", json=body).status_code == 200
-

@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -25,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tests.gateway.conftest import wait_http
 from tests.service.test_process import free_port, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,12 +58,7 @@ def base_url() -> Iterator[str]:
     proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{rest}"
     try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"{url}/readyz", timeout=2)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
+        wait_http(f"{url}/readyz")
         yield url
     finally:
         proc.terminate()

@@ -3,7 +3,7 @@
 import * as api from "./api";
 import { cardElement, cardName } from "./cards";
 import { el } from "./dom";
-import { actionFor, autoPlay, type Outcome, play } from "./play";
+import { actionFor, autoPlay, mineOf, type Outcome, play } from "./play";
 import { type SetupChoice, setupScreen } from "./setup";
 import * as store from "./store";
 import { eventText, picture, seatNames, transferText } from "./table";
@@ -82,20 +82,34 @@ function record(t: store.Saved, { answer, mine }: Outcome): void {
   store.save(t);
 }
 
+/** What went wrong, for the player: the service's message and its reason (e.g. STALE_SEQUENCE). */
+function errorText(error: unknown): string {
+  if (error instanceof api.ServiceError) return `${error.message}${error.reason ? ` (${error.reason})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The table redrawn from the player's GetView; the error's text if it could not be. */
+async function refreshView(): Promise<string> {
+  const t = table;
+  if (!t) return "";
+  try {
+    const view = await api.getView(t.tableId, t.state, t.mySeat, t.keys[t.mySeat]);
+    t.seq = view.seq;
+    t.toAct = view.toAct;
+    t.isOver = view.isOver;
+    if (view.update) t.update = view.update;
+    store.save(t);
+    return "";
+  } catch (error) {
+    return errorText(error);
+  }
+}
+
 /** After a refusal: the service's message, and the table redrawn from the player's GetView. */
 async function refused(error: unknown): Promise<void> {
-  message = error instanceof api.ServiceError ? `${error.message}${error.reason ? ` (${error.reason})` : ""}` : String(error);
-  if (!table) return;
-  try {
-    const view = await api.getView(table.tableId, table.state, table.mySeat, table.keys[table.mySeat]);
-    table.seq = view.seq;
-    table.toAct = view.toAct;
-    table.isOver = view.isOver;
-    if (view.update) table.update = view.update;
-    store.save(table);
-  } catch (again) {
-    message += ` · ${again instanceof Error ? again.message : String(again)}`;
-  }
+  message = errorText(error);
+  const again = await refreshView();
+  if (again) message += ` · ${again}`;
 }
 
 /** Plays the player's move, or (without one) the bots' turn; then the bots play on. */
@@ -145,7 +159,7 @@ async function start(choice: SetupChoice): Promise<void> {
     const created = await api.createTable(choice.request);
     const keys = created.seatKeys.map((k) => k.key);
     const mySeat = 0;
-    const mine = created.updates.find((u) => u.seat === mySeat) as api.SeatUpdate;
+    const mine = mineOf(created, mySeat);
     const names = seatNames(mine.view);
     table = {
       game: choice.request.game,
@@ -167,7 +181,7 @@ async function start(choice: SetupChoice): Promise<void> {
     };
     store.save(table);
   } catch (error) {
-    message = error instanceof Error ? error.message : String(error);
+    message = errorText(error);
   }
   busy = false;
   botsTurn();
@@ -185,7 +199,7 @@ async function askAdvice(): Promise<void> {
     const answer = await api.advise(t.tableId, t.state, t.mySeat, t.keys[t.mySeat]);
     advice = { seq: t.seq, answer };
   } catch (error) {
-    message = error instanceof Error ? error.message : String(error);
+    message = errorText(error);
   }
   busy = false;
   render();
@@ -335,8 +349,6 @@ function tableScreen(t: store.Saved): HTMLElement {
       "data-game": t.game,
       "data-seq": t.seq,
       "data-hands": String(t.hands),
-      "data-hand-over": String(t.handOver),
-      "data-my-turn": String(t.toAct.includes(t.mySeat) && !busy),
       "data-busy": String(busy || botTimer !== undefined),
     },
     el("header", {}, el("h2", {}, t.title), newTable),
@@ -376,8 +388,7 @@ async function showSetup(): Promise<void> {
 
 async function restore(saved: store.Saved): Promise<void> {
   table = saved;
-  await refused(null);
-  message = "";
+  message = await refreshView();
   botsTurn();
   render();
 }

@@ -11,7 +11,8 @@ export interface Outcome {
   mine: api.SeatUpdate;
 }
 
-function mineOf(answer: api.ActResponse, seat: number): api.SeatUpdate {
+/** The update of ``seat`` in an answer that carries updates (Act, CreateTable). */
+export function mineOf(answer: { updates: api.SeatUpdate[] }, seat: number): api.SeatUpdate {
   const found = answer.updates.filter((u) => u.seat === seat).pop();
   if (!found) throw new api.ServiceError("the answer holds no update for this seat", 0, "");
   return found;
