@@ -51,6 +51,9 @@ class Call:
     """What a handler tells the wrapper about one call (for logs and metrics)."""
 
     time_remaining: Callable[[], float | None] = lambda: None
+    stop: Callable[[], bool] = lambda: False
+    """True once the work should stop: the caller left, or its deadline (or the server's budget) passed. Long
+    loops (advice, sampled auto-play) poll it; the engine itself never reads a clock."""
     game: str = ""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
