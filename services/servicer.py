@@ -127,7 +127,12 @@ class TableCore:
                 actual_seq=str(state.seq),
             )
         if action is None:
-            played = _engine(lambda: bots.choose(request.auto_play, state, seat))
+            try:
+                played = _engine(lambda: bots.choose(request.auto_play, state, seat, stop=call.stop))
+            except bots.Stopped:
+                raise ServiceError(
+                    grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed while the bot chose"
+                ) from None
             answer = svc.ActResponse(action=to_proto(played, pb.Action))
         else:
             played = action
@@ -159,7 +164,12 @@ class TableCore:
         call.game = state.game
         self._check_seat(state, request.seat, request.seat_key)
         samples = request.samples or None
-        advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat, samples=samples))
+        try:
+            advice: bots.Advice = _engine(lambda: bots.advise(state, request.seat, samples=samples, stop=call.stop))
+        except bots.Stopped:
+            raise ServiceError(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed during the advice"
+            ) from None
         return svc.AdviseResponse(
             seat=advice.seat,
             seq=state.seq,

@@ -12,6 +12,7 @@
 
 from mazziere.engine.bots.advise import advise
 from mazziere.engine.bots.policies import POLICIES, choose
+from mazziere.engine.bots.stop import Stopped
 from mazziere.engine.bots.values import ActionAdvice, Advice
 
-__all__ = ["POLICIES", "ActionAdvice", "Advice", "advise", "choose"]
+__all__ = ["POLICIES", "ActionAdvice", "Advice", "Stopped", "advise", "choose"]

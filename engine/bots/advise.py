@@ -9,6 +9,7 @@ from __future__ import annotations
 from mazziere.engine import get_game, is_over, legal_actions
 from mazziere.engine.bots import outcomes, sampled
 from mazziere.engine.bots.cautious import cautious
+from mazziere.engine.bots.stop import Stop, polling
 from mazziere.engine.bots.values import EXACT, Advice
 from mazziere.engine.table import Action, LegalAction, TableState
 
@@ -24,18 +25,30 @@ def actions_of(entries: tuple[LegalAction, ...], seat: int) -> tuple[Action, ...
     return tuple(out)
 
 
-def advise(state: TableState, seat: int, *, samples: int | None = None) -> Advice:
+def advise(state: TableState, seat: int, *, samples: int | None = None, stop: Stop | None = None) -> Advice:
     """Advice for ``seat``: one entry per legal action (none when it may not act). ``samples`` forces sampling
     with that many determinizations; by default a decision is computed exactly where that is cheap enough, and
-    otherwise sampled (:data:`~mazziere.engine.bots.sampled.DEFAULT_SAMPLES`)."""
-    return advise_with(state, seat, samples, sampled.DEFAULT_SAMPLES, sampled.EXACT_LIMIT)
+    otherwise sampled (:data:`~mazziere.engine.bots.sampled.DEFAULT_SAMPLES`).
+
+    ``stop`` (polled, never a clock): once it is True, exact advice raises
+    :class:`~mazziere.engine.bots.stop.Stopped`, and sampled advice answers with the samples played so far
+    (Stopped below 2)."""
+    return advise_with(state, seat, samples, sampled.DEFAULT_SAMPLES, sampled.EXACT_LIMIT, stop=stop)
 
 
 def advise_with(
-    state: TableState, seat: int, samples: int | None, fallback: int, exact_limit: int, race: bool = False
+    state: TableState,
+    seat: int,
+    samples: int | None,
+    fallback: int,
+    exact_limit: int,
+    race: bool = False,
+    stop: Stop | None = None,
+    least: int = 2,
 ) -> Advice:
     """:func:`advise` with its budget: ``fallback`` samples when exact play-outs would pass ``exact_limit``
-    (``race``: drop the actions that clearly trail while sampling, :func:`~mazziere.engine.bots.sampled.evaluate`)."""
+    (``race``: drop the actions that clearly trail while sampling, :func:`~mazziere.engine.bots.sampled.evaluate`;
+    ``least``: the fewest samples a stopped sampling may answer with)."""
     get_game(state.game)  # an unknown game is refused here, as everywhere
     if is_over(state) or not 0 <= seat < state.seat_count:
         return Advice(seat, EXACT, 0, ())
@@ -46,9 +59,9 @@ def advise_with(
     if state.game == "sette_e_mezzo" and samples is None:
         from mazziere.engine.bots import sette_e_mezzo
 
-        exact = sette_e_mezzo.advise(state, seat, actions)
+        with polling(stop):
+            exact = sette_e_mezzo.advise(state, seat, actions)
         if exact is not None:
             return exact
-    return sampled.evaluate(
-        state, seat, actions, cautious, outcomes.CLASSIFY[state.game], samples, fallback, exact_limit, race
-    )
+    classify = outcomes.CLASSIFY[state.game]
+    return sampled.evaluate(state, seat, actions, cautious, classify, samples, fallback, exact_limit, race, stop, least)

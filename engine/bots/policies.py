@@ -13,6 +13,7 @@ from collections.abc import Callable
 from mazziere.engine import chance, get_game, legal_actions
 from mazziere.engine.bots.advise import actions_of, advise_with
 from mazziere.engine.bots.cautious import cautious
+from mazziere.engine.bots.stop import Stop
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.table import Action, TableState
 
@@ -33,28 +34,31 @@ def random_policy(state: TableState, seat: int) -> Action:
     return Action(seat, entry.kind, amount, entry.target, entry.cards)
 
 
-def best_policy(state: TableState, seat: int) -> Action:
-    """The action with the highest expected chip result (ties: the better win-minus-lose, then legal order)."""
+def best_policy(state: TableState, seat: int, stop: Stop | None = None) -> Action:
+    """The action with the highest expected chip result (ties: the better win-minus-lose, then legal order).
+    Once ``stop`` is True, sampled advice stops and the best action of the samples so far is taken
+    (:class:`~mazziere.engine.bots.stop.Stopped` if there are none, or if an exact enumeration was cut)."""
     entries = legal_actions(state, seat)
     if len(entries) == 1 and entries[0].min_amount == entries[0].max_amount:
         return entries[0].example(seat)  # nothing to weigh
-    advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT, race=True)
+    advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT, race=True, stop=stop, least=1)
     if not advice.actions:
         return actions_of(legal_actions(state, seat), seat)[0]
     best = max(advice.actions, key=lambda a: (round(a.expected, 9), round(a.win - a.lose, 9)))
     return best.action
 
 
-POLICY: dict[str, Callable[[TableState, int], Action]] = {
-    "random": random_policy,
-    "cautious": cautious,
+POLICY: dict[str, Callable[[TableState, int, Stop | None], Action]] = {
+    "random": lambda state, seat, _: random_policy(state, seat),
+    "cautious": lambda state, seat, _: cautious(state, seat),
     "best": best_policy,
 }
 POLICIES: tuple[str, ...] = tuple(POLICY)
 
 
-def choose(policy: str, state: TableState, seat: int) -> Action:
-    """The action ``policy`` takes for ``seat``, whose turn it must be (else the Rejected ``engine.apply`` gives)."""
+def choose(policy: str, state: TableState, seat: int, stop: Stop | None = None) -> Action:
+    """The action ``policy`` takes for ``seat``, whose turn it must be (else the Rejected ``engine.apply`` gives).
+    ``stop``: polled by ``best`` while it samples (:func:`best_policy`); the other policies take no time."""
     play = POLICY.get(policy)
     if play is None:
         raise Rejected(Reason.UNKNOWN_POLICY, f"unknown policy {policy!r}; policies are: {', '.join(POLICIES)}")
@@ -66,4 +70,4 @@ def choose(policy: str, state: TableState, seat: int) -> Action:
     if not game.legal_actions(state, seat):
         waiting = ", ".join(map(str, game.to_act(state)))
         raise Rejected(Reason.NOT_YOUR_TURN, f"seat {seat} may not act now; waiting for seat {waiting}")
-    return play(state, seat)
+    return play(state, seat, stop)

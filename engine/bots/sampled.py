@@ -15,6 +15,7 @@ from typing import Any
 
 from mazziere.engine import apply, chance, is_over, legal_actions, to_act
 from mazziere.engine.bots.hidden import Hidden, determinize, view_key
+from mazziere.engine.bots.stop import Poll, Stop, Stopped
 from mazziere.engine.bots.values import EXACT, SAMPLED, ActionAdvice, Advice, mean_se
 from mazziere.engine.cards import Card
 from mazziere.engine.table import Action, Event, TableState
@@ -112,36 +113,53 @@ def evaluate(
     fallback: int = DEFAULT_SAMPLES,
     exact_limit: int = EXACT_LIMIT,
     race: bool = False,
+    stop: Stop | None = None,
+    least: int = 2,
 ) -> Advice:
     """Advice for ``actions`` of ``seat``: exact when the unseen cards allow it (and ``samples`` is None).
 
     ``race`` (for a policy that only needs the best action): sampling goes in rounds of :data:`RACE_ROUND`, and
     an action that trails the leader by more than :data:`RACE_Z` standard errors of their paired difference (the
-    same determinizations) is dropped and left out of the advice, so every action advised rests on ``samples``."""
+    same determinizations) is dropped and left out of the advice, so every action advised rests on ``samples``.
+
+    ``stop`` is asked before every play-out: once it is True an exact enumeration raises :class:`Stopped`, and
+    sampling answers with the samples every action completed (``samples`` says how many), or raises
+    :class:`Stopped` if it stopped with fewer than ``least``."""
     hidden = Hidden(state, seat)
     key = view_key(state, seat)
+    poll = Poll(stop)
     if samples is None and not any(a.kind == "DEAL" for a in actions):  # a deal shuffles: never exact
         try:
-            return _exact(state, seat, hidden, key, actions, policy, classify, exact_limit)
+            return _exact(state, seat, hidden, key, actions, policy, classify, exact_limit, poll)
         except _TooBig:
             samples = fallback
     samples = max(1, samples if samples is not None else fallback)
     tallies = [_Tally() for _ in actions]
     deltas: list[list[int]] = [[] for _ in actions]  # per action, each sample's result: racing compares them
     live = list(range(len(actions)))
-    for i in range(samples):
-        seed = key + i.to_bytes(4, "big")
+    done = 0
+    while done < samples:
+        seed = key + done.to_bytes(4, "big")
         order = chance.shuffled(hidden.cards, seed, 0)
         det = determinize(state, seat, order, seed)
+        results = []
         for a in live:
-            result = playout(det, seat, actions[a], policy, classify)
+            if poll.due():
+                break
+            results.append(playout(det, seat, actions[a], policy, classify))
+        if len(results) < len(live):
+            break  # stopped inside this sample: it is left out, so every action rests on the same samples
+        for a, result in zip(live, results, strict=True):
             tallies[a].add(result, 1.0)
             if race:
                 deltas[a].append(result.delta)
-        if race and (i + 1) % RACE_ROUND == 0 and len(live) > 1:
+        done += 1
+        if race and done % RACE_ROUND == 0 and len(live) > 1:
             live = _survivors(live, deltas)
-    out = tuple(tallies[a].advice(actions[a], samples) for a in live)
-    return Advice(seat, SAMPLED, samples, out)
+    if done < samples and done < least:
+        raise Stopped
+    out = tuple(tallies[a].advice(actions[a], done) for a in live)
+    return Advice(seat, SAMPLED, done, out)
 
 
 def _survivors(live: list[int], deltas: list[list[int]]) -> list[int]:
@@ -165,6 +183,7 @@ def _exact(
     policy: Policy,
     classify: Classify,
     limit: int,
+    poll: Poll,
 ) -> Advice:
     cards = hidden.cards
     fixed = hidden.owned
@@ -174,7 +193,7 @@ def _exact(
     tallies = []
     for action in actions:
         tally = _Tally()
-        _enumerate(state, seat, hidden, key, action, policy, classify, (), cards, 1.0, fixed, tally, budget)
+        _enumerate(state, seat, hidden, key, action, policy, classify, (), cards, 1.0, fixed, tally, budget, poll)
         tallies.append(tally)
     return Advice(seat, EXACT, 0, tuple(t.advice(a, 0) for t, a in zip(tallies, actions, strict=True)))
 
@@ -193,18 +212,20 @@ def _enumerate(
     fixed: int,
     tally: _Tally,
     budget: list[int],
+    poll: Poll,
 ) -> None:
     """Every ordering of the unseen cards, as deep as the playouts look into it (``fixed``: at least this deep)."""
     if len(prefix) < fixed:
         for i, card in enumerate(rest):
             _enumerate(
                 state, seat, hidden, key, action, policy, classify, (*prefix, card), (*rest[:i], *rest[i + 1 :]),
-                weight / len(rest), fixed, tally, budget,
+                weight / len(rest), fixed, tally, budget, poll,
             )  # fmt: skip
         return
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooBig
+    poll.check()
     det = determinize(state, seat, (*prefix, *rest), key)
     result: Any = playout(det, seat, action, policy, classify)
     if result.shuffled:
@@ -212,4 +233,6 @@ def _enumerate(
     if hidden.owned + result.drawn <= len(prefix) or not rest:
         tally.add(result, weight)
         return
-    _enumerate(state, seat, hidden, key, action, policy, classify, prefix, rest, weight, len(prefix) + 1, tally, budget)
+    _enumerate(
+        state, seat, hidden, key, action, policy, classify, prefix, rest, weight, len(prefix) + 1, tally, budget, poll
+    )

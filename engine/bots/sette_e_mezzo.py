@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mazziere.engine.bots.hidden import Hidden
+from mazziere.engine.bots.stop import tick
 from mazziere.engine.bots.values import EXACT, ActionAdvice, Advice
 from mazziere.engine.cards import Card
 from mazziere.engine.games.sette_e_mezzo.judge import judge
@@ -39,7 +40,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def memo(fn: F) -> F:
-    """Memoise ``fn`` by its arguments in the shared bounded table :data:`_MEMO`."""
+    """Memoise ``fn`` by its arguments in the shared bounded table :data:`_MEMO`; each value computed is a
+    :func:`~mazziere.engine.bots.stop.tick` of the enumeration (a stopped one raises and keeps no partial value)."""
     tag = fn.__name__
 
     def wrapper(*args: Any) -> Any:
@@ -47,6 +49,7 @@ def memo(fn: F) -> F:
         hit = _MEMO.get(key, _MEMO)
         if hit is not _MEMO:
             return hit
+        tick()  # the caller's stop() is asked every so many values (engine/bots/stop.py)
         value = fn(*args)
         if len(_MEMO) >= MEMO_MAX:
             _MEMO.clear()

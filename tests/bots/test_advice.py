@@ -10,6 +10,7 @@ from mazziere.engine.bots import POLICIES, ActionAdvice, Advice, advise, choose,
 from mazziere.engine.bots.cautious import cautious
 from mazziere.engine.bots.hidden import Hidden, determinize
 from mazziere.engine.bots.outcomes import CLASSIFY
+from mazziere.engine.bots.stop import Poll
 from mazziere.engine.errors import Reason
 from mazziere.engine.table import Action, Seat
 from mazziere.engine.validate import check_state
@@ -49,7 +50,15 @@ def test_sm_stand_advice_equals_brute_force() -> None:
             continue
         try:
             brute = sampled._exact(
-                state, 1, Hidden(state, 1), b"k", [stand[0].action], cautious, CLASSIFY["sette_e_mezzo"], 3000
+                state,
+                1,
+                Hidden(state, 1),
+                b"k",
+                [stand[0].action],
+                cautious,
+                CLASSIFY["sette_e_mezzo"],
+                3000,
+                Poll(None),
             ).actions[0]
         except sampled._TooBig:
             continue
