@@ -17,10 +17,11 @@ from typing import Any
 
 from bench.goals import verdict
 from mazziere import engine
+from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import Call, TableCore, _action, _update
+from mazziere.services.servicer import TableCore, _action, _update
 
 GOAL_US = 60.0
 """The goal: a whole ``TableCore.act`` (memo miss, sealed token) in at most this many microseconds."""

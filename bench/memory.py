@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.goals import verdict
+from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import Call, TableCore
+from mazziere.services.servicer import TableCore
 
 GOAL = 10.0
 GAMES = (("sette_e_mezzo", 6), ("saltacavallo", 8), ("trentuno", 5))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 
 class ConfigError(ValueError):
@@ -19,19 +20,36 @@ class Config:
     port: int = 50051
     metrics_port: int = 9090
     """0 turns the metrics endpoint off."""
-    server_kind: str = "thread"
-    """``thread`` (grpc.server with a thread pool) or ``aio`` (grpc.aio); see docs/performance.md."""
     workers: int = 4
+    """Threads that run moves (cost class ``move``: ListGames, CreateTable, GetView, an Act with its move or a
+    cheap policy)."""
     max_concurrent_calls: int = 64
-    """Game calls a thread-pool server takes at a time, running or waiting for a worker; beyond, a call is refused
-    at once (RESOURCE_EXHAUSTED, OVERLOADED, with a RetryInfo). Health checks are never counted or queued."""
+    """Moves taken at a time, running or waiting for a worker; beyond, a call is refused at once
+    (RESOURCE_EXHAUSTED, OVERLOADED, with a RetryInfo). Health checks are never counted or queued."""
+    bot_workers: int = 1
+    """Threads that run Acts played by a sampling policy (``auto_play: best``, cost class ``bot``)."""
+    bot_calls: int = 8
+    """Such Acts taken at a time, running or waiting; beyond, refused as OVERLOADED."""
+    advice_workers: int = 1
+    """Threads that run Advise calls (cost class ``advice``)."""
+    advice_calls: int = 2
+    """Advise calls taken at a time, running or waiting; beyond, refused as OVERLOADED."""
     replay_workers: int = 1
-    """Threads that run replays, apart from the game workers; one more replay per thread may wait, the rest are
+    """Threads that run replays (cost class ``replay``); one more replay per thread may wait, the rest are
     refused as OVERLOADED."""
+    table_calls: int = 4
+    """Calls naming one table taken at a time (a table's own flood is refused before it queues)."""
+    tenants: str = ""
+    """API keys and their tenants' quotas, as JSON (docs/security.md); empty: one anonymous tenant, no keys."""
+    tenants_file: str = ""
+    """A file holding the same JSON (a mounted Secret); read at start."""
+    stream_write_seconds: float = 10.0
+    """The longest a stream's answer may wait for its reader; beyond, the stream ends and frees its place."""
     replay_max_views: int = 8000
     """The work one replay may ask for: (actions + 1) x (seats + 1) views."""
     replay_seconds: float = 5.0
-    """The longest a replay may run, whatever the caller's deadline."""
+    """The longest a call past a move (a sampling bot's Act, an Advise, a replay) may run, whatever the caller's
+    deadline."""
     seal_keys: str = ""
     """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
     seal_keys_file: str = ""
@@ -82,21 +100,32 @@ class Config:
         return config
 
     def check(self) -> None:
-        if self.server_kind not in ("thread", "aio"):
-            raise ConfigError(f"MAZZIERE_SERVER_KIND must be 'thread' or 'aio', not {self.server_kind!r}")
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.workers < 1 or self.max_message_bytes < 1024:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
         if self.max_concurrent_calls < self.workers:
             raise ConfigError("MAZZIERE_MAX_CONCURRENT_CALLS must be >= MAZZIERE_WORKERS")
-        if self.replay_workers < 1 or self.replay_max_views < 1 or self.replay_seconds <= 0:
-            raise ConfigError(
-                "MAZZIERE_REPLAY_WORKERS and MAZZIERE_REPLAY_MAX_VIEWS must be >= 1 and MAZZIERE_REPLAY_SECONDS > 0"
-            )
+        counts = ("replay_workers", "replay_max_views", "bot_workers", "bot_calls", "advice_workers", "advice_calls")
+        for name in (*counts, "table_calls"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
+        if self.replay_seconds <= 0 or self.stream_write_seconds <= 0:
+            raise ConfigError("MAZZIERE_REPLAY_SECONDS and MAZZIERE_STREAM_WRITE_SECONDS must be > 0")
+        if self.tenants and self.tenants_file:
+            raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
             if not 0 <= port <= 65535:
                 raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
+
+    def tenants_json(self) -> str:
+        """The tenants' JSON, from the setting or its file."""
+        if not self.tenants_file:
+            return self.tenants
+        try:
+            return Path(self.tenants_file).read_text()
+        except OSError as exc:
+            raise ConfigError(f"MAZZIERE_TENANTS_FILE: {exc}") from None
 
     @property
     def address(self) -> str:

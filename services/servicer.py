@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
 
@@ -27,6 +26,7 @@ from mazziere.engine.table import Outcome, TableState
 from mazziere.engine.visibility import Viewer, redact_events
 from mazziere.services import protowire
 from mazziere.services.codec import to_plain, to_proto
+from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
@@ -44,21 +44,6 @@ MAX_ADVICE_SAMPLES = 1000
 _AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
 """``Event.auto = true``, appended to the bytes of each event of an auto-played move (a field may come in any
 order on the wire, so the events' own writer stays the one of every move)."""
-
-
-@dataclass(slots=True)
-class Call:
-    """What a handler tells the wrapper about one call (for logs and metrics)."""
-
-    time_remaining: Callable[[], float | None] = lambda: None
-    stop: Callable[[], bool] = lambda: False
-    """True once the work should stop: the caller left, or its deadline (or the server's budget) passed. Long
-    loops (advice, sampled auto-play) poll it; the engine itself never reads a clock."""
-    game: str = ""
-    finished: list[tuple[str, str, str]] = field(default_factory=list)
-    """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
-    on_answered: list[Callable[[], None]] = field(default_factory=list)
-    """Run by the wrapper once the answer has been made and checked (so a refused answer leaves no trace)."""
 
 
 def served_games() -> list[str]:

@@ -1,60 +1,57 @@
 """How the gateway reaches TableService: in the same process, or over a gRPC channel.
 
-Both take the request message, a request id and a deadline, and return the response message or raise
-:class:`~services.gateway.errors.GatewayError` built from the ``google.rpc.Status`` the service sent. The
-in-process backend runs the very handler the gRPC server runs (:class:`services.server.Observer`, with its
-logs and metrics), so the two transports cannot answer differently.
+Both take the request message, its :class:`~mazziere.services.core.call.Call` (the request's metadata) and a
+deadline, and return the response message or raise :class:`~services.gateway.errors.GatewayError` built from the
+``google.rpc.Status`` the service sent. The in-process backend calls the very core the gRPC port calls
+(:class:`~mazziere.services.core.dispatch.Dispatcher`: admission, workers, logs and metrics), so the transports
+cannot answer differently.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent import futures
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import grpc
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from starlette.requests import Request
 
-from mazziere.services.errors import STATUS_DETAILS_KEY
+from mazziere.services.core.call import Call
+from mazziere.services.core.dispatch import Dispatcher, Method, Stalled
+from mazziere.services.errors import STATUS_DETAILS_KEY, ServiceError
 from mazziere.services.gateway.errors import GatewayError
-from mazziere.services.server import SERVICE_NAME, Aborted, App, Method
+from mazziere.services.methods import SERVICE_NAME
+
+Write = Callable[[Message], Awaitable[None]]
+"""Writes one answer of a stream to the HTTP caller; it must make progress within the stream write limit."""
+FORWARDED = frozenset({"x-request-id", "authorization"})
+"""The request headers a gateway passes on to the service over gRPC (its own metadata, not the whole request)."""
+
+
+def http_call(request: Request) -> Call:
+    """The Call of an HTTP request: its headers as metadata, its request id first."""
+    rid = request.scope.get("mazziere.request_id", "")
+    headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"] if k != b"x-request-id"]
+    return Call(metadata=(("x-request-id", rid), *headers))
 
 
 class Backend(Protocol):
-    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
+    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
         """One unary call. ``timeout``: the caller's own deadline (seconds), if shorter than the gateway's."""
         ...
 
-    def stream(
-        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
-    ) -> AsyncIterator[Message]:
-        """A server-streaming call's responses; a refusal (before or between them) raises GatewayError."""
+    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
+        """A server-streaming call: each answer to ``write``; a refusal (before or between them) raises
+        GatewayError, a reader that stops reading :class:`~mazziere.services.core.dispatch.Stalled`."""
         ...
 
     async def ready(self) -> bool: ...
 
     async def close(self) -> None: ...
-
-
-class _Context:
-    """The part of a gRPC servicer context that :class:`services.server.Observer` reads."""
-
-    __slots__ = ("_deadline", "_metadata")
-
-    def __init__(self, request_id: str, timeout: float) -> None:
-        self._metadata = (("x-request-id", request_id),)
-        self._deadline = time.monotonic() + timeout
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        return self._metadata
-
-    def time_remaining(self) -> float:
-        return self._deadline - time.monotonic()
 
 
 def error_from_status(code: grpc.StatusCode, details: str | None, trailing: Any) -> GatewayError:
@@ -66,72 +63,35 @@ def error_from_status(code: grpc.StatusCode, details: str | None, trailing: Any)
 
 
 class InProcessBackend:
-    """Calls the service's handlers directly (``mazziere serve``, embedded)."""
+    """Calls the call core directly (``mazziere serve``, embedded): the same admission, workers, logs and metrics
+    as the gRPC port."""
 
-    def __init__(self, app: App, *, timeout: float, ready: Callable[[], Awaitable[bool]]) -> None:
-        self.app = app
+    def __init__(self, dispatcher: Dispatcher, *, timeout: float, ready: Callable[[], Awaitable[bool]]) -> None:
+        self.dispatcher = dispatcher
         self.timeout = timeout
         self._ready = ready
-        self.methods: dict[str, Method] = {m.name: m for m in app.methods}
 
     def _method(self, rpc: str) -> Method:
         """The served method named ``rpc``; one the contract has but this server does not serve is UNIMPLEMENTED."""
-        method = self.methods.get(rpc)
+        method = self.dispatcher.method(SERVICE_NAME, rpc)
         if method is None:
             raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
         return method
 
-    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
-        method = self._method(rpc)
-        context = _Context(request_id, _shorter(self.timeout, timeout))
-        if method.slow:  # on the replay workers, under their limit, so the event loop stays free
-            response, status = await asyncio.wrap_future(
-                self.app.pools.replay.submit(self.app.observer.run, method, request, context)
-            )
-        else:
-            response, status = self.app.observer.run(method, request, context)
-        if status is not None:
-            raise _error(status)
-        result: Message = response
-        return result
-
-    async def stream(
-        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
-    ) -> AsyncIterator[Message]:
-        method = self._method(rpc)
-        pool = self.app.pools.replay
-        context = _Context(request_id, _shorter(self.timeout, timeout))
-        observer = self.app.observer
-        if not pool.admit():
-            try:
-                for item in observer.stream(method, request, context, shed=True):
-                    yield item
-            except Aborted as exc:
-                raise _error(exc.status) from None
-            return
-        given_up: list[grpc.StatusCode] = []
-        steps = observer.stream(method, request, context, gone=lambda: given_up[0] if given_up else None)
-        done = object()
-        step: futures.Future[Any] | None = None
-        finished = False
+    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
         try:
-            while True:  # each step on the replay workers, so the event loop stays free
-                step = pool.run_more(next, steps, done)
-                try:
-                    item = await asyncio.wrap_future(step)
-                except Aborted as exc:
-                    finished = True
-                    raise _error(exc.status) from None
-                if item is done:
-                    finished = True
-                    return
-                yield item
-        finally:
-            if finished:
-                pool.release()
-            else:  # the HTTP caller left: close the steps once the one in hand is over
-                given_up.append(grpc.StatusCode.CANCELLED)
-                pool.close_after(steps, step)
+            answer: Message = await self.dispatcher.unary(
+                self._method(rpc), request, call, _shorter(self.timeout, timeout)
+            )
+        except ServiceError as exc:
+            raise GatewayError.from_status(exc.status()) from None
+        return answer
+
+    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
+        try:
+            await self.dispatcher.stream(self._method(rpc), request, call, _shorter(self.timeout, timeout), write)
+        except ServiceError as exc:
+            raise GatewayError.from_status(exc.status()) from None
 
     async def ready(self) -> bool:
         return await self._ready()
@@ -142,10 +102,6 @@ class InProcessBackend:
 
 def _shorter(timeout: float, caller: float | None) -> float:
     return timeout if caller is None else min(timeout, caller)
-
-
-def _error(status: grpc.Status) -> GatewayError:
-    return error_from_status(status.code, status.details, status.trailing_metadata)
 
 
 ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
@@ -172,13 +128,20 @@ def channel_options(target: str, max_message_bytes: int) -> list[tuple[str, Any]
     return options
 
 
+def _forwarded(call: Call) -> tuple[tuple[str, str], ...]:
+    return tuple((k, v) for k, v in call.metadata if k in FORWARDED)
+
+
 class ChannelBackend:
     """Calls a TableService over gRPC (``mazziere gateway --target``, or embedded over a local channel)."""
 
-    def __init__(self, target: str, *, timeout: float, max_message_bytes: int, methods: dict[str, Any]) -> None:
+    def __init__(
+        self, target: str, *, timeout: float, max_message_bytes: int, methods: dict[str, Any], write_seconds: float
+    ) -> None:
         """``methods``: RPC name to (request class, response class, server streaming)."""
         self.target = target
         self.timeout = timeout
+        self.write_seconds = write_seconds
         self._options = channel_options(target, max_message_bytes)
         self._methods = methods
         self._channel: grpc.aio.Channel | None = None
@@ -199,32 +162,31 @@ class ChannelBackend:
         self._health = health_pb2_grpc.HealthStub(channel)
         self._channel = channel
 
-    async def call(self, rpc: str, request: Message, request_id: str, timeout: float | None = None) -> Message:
+    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
         if self._channel is None:
             self._open()
         try:
             response: Message = await self._calls[rpc](
-                request, metadata=(("x-request-id", request_id),), timeout=_shorter(self.timeout, timeout)
+                request, metadata=_forwarded(call), timeout=_shorter(self.timeout, timeout)
             )
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
         return response
 
-    async def stream(
-        self, rpc: str, request: Message, request_id: str, timeout: float | None = None
-    ) -> AsyncIterator[Message]:
+    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
         if self._channel is None:
             self._open()
-        call = self._streams[rpc](
-            request, metadata=(("x-request-id", request_id),), timeout=_shorter(self.timeout, timeout)
-        )
+        answers = self._streams[rpc](request, metadata=_forwarded(call), timeout=_shorter(self.timeout, timeout))
         try:
-            async for item in call:
-                yield item
+            async for item in answers:
+                try:
+                    await asyncio.wait_for(write(item), self.write_seconds)
+                except TimeoutError:
+                    raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
         finally:
-            call.cancel()
+            answers.cancel()
 
     async def ready(self) -> bool:
         if self._channel is None:

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import uvicorn
@@ -22,13 +22,15 @@ from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from mazziere.services.core.call import Call
 from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
+from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend, Write
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.routes import SERVICE
+from mazziere.services.gateway.stream import TRANSPORT
 from mazziere.services.logs import get_logger
 from mazziere.services.metrics import new_registry, serve_registry
-from mazziere.services.server import SERVICE_NAME, AioServer, App, ThreadServer
+from mazziere.services.server import SERVICE_NAME, App, GrpcServer
 
 MAX_HEAD_BYTES = 64 * 1024
 """The most a request line and its headers may take; beyond, 431 and the connection is closed."""
@@ -96,6 +98,7 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
+        self.scope[TRANSPORT] = self.transport  # type: ignore[literal-required]  # to drop a stalled reader's
 
 
 class RestServer(uvicorn.Server):
@@ -155,30 +158,30 @@ class _HealthContext:
         return None
 
 
-def _health_probe(server: ThreadServer | AioServer) -> Callable[[], Awaitable[bool]]:
+def _health_probe(server: GrpcServer) -> Callable[[], Awaitable[bool]]:
     request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
 
     async def ready() -> bool:
-        health = getattr(server, "health", None)
-        if health is None:
-            return False
-        answer = health.Check(request, _HealthContext())
-        if asyncio.iscoroutine(answer):
-            answer = await answer
+        answer = await server.health.Check(request, _HealthContext())
         return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     return ready
 
 
-def embedded_backend(app: App, config: GatewayConfig, server: ThreadServer | AioServer, port: int) -> Backend:
+def channel_backend(config: GatewayConfig, target: str) -> ChannelBackend:
+    return ChannelBackend(
+        target,
+        timeout=config.gateway_timeout_seconds,
+        max_message_bytes=config.max_message_bytes,
+        methods=channel_methods(),
+        write_seconds=config.stream_write_seconds,
+    )
+
+
+def embedded_backend(app: App, config: GatewayConfig, server: GrpcServer, port: int) -> Backend:
     if config.gateway_embedded == "channel":
-        return ChannelBackend(
-            f"127.0.0.1:{port}",
-            timeout=config.gateway_timeout_seconds,
-            max_message_bytes=config.max_message_bytes,
-            methods=channel_methods(),
-        )
-    return InProcessBackend(app, timeout=config.gateway_timeout_seconds, ready=_health_probe(server))
+        return channel_backend(config, f"127.0.0.1:{port}")
+    return InProcessBackend(app.dispatcher, timeout=config.gateway_timeout_seconds, ready=_health_probe(server))
 
 
 def serve_embedded(config: GatewayConfig) -> None:
@@ -200,21 +203,8 @@ def serve_embedded(config: GatewayConfig) -> None:
 async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> None:
     stop = _stop_on_signals()
     log = get_logger()
-    if config.server_kind == "aio":
-        aio = AioServer(app)
-        grpc_stopped = asyncio.Event()
-        grpc_task = asyncio.create_task(aio.run(grpc_stopped))
-        while not aio.port:  # bound in AioServer.run, before it starts serving
-            if grpc_task.done():
-                grpc_task.result()  # raises the startup error
-            await asyncio.sleep(0.01)
-        server: ThreadServer | AioServer = aio
-        port = aio.port
-    else:
-        thread = ThreadServer(app)
-        port = thread.start()
-        server = thread
-        log.info("serving", port=port, kind="thread", metrics_port=config.metrics_port)
+    server = GrpcServer(app)
+    port = await server.start()
     backend = embedded_backend(app, config, server, port)
     rest = RestServer(
         create_app(backend, config, registry=app.metrics.registry),
@@ -225,16 +215,10 @@ async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> Non
     rest_task = asyncio.create_task(rest.run_on_socket())
     log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
-    if config.server_kind == "aio":
-        grpc_stopped.set()  # NOT_SERVING, drain, stop(grace): AioServer.run
-        await asyncio.sleep(config.drain_seconds)
-        rest.should_exit = True
-        await asyncio.gather(grpc_task, rest_task, return_exceptions=True)
-    else:
-        shutdown = asyncio.create_task(asyncio.to_thread(thread.shutdown))
-        await asyncio.sleep(config.drain_seconds)
-        rest.should_exit = True
-        await asyncio.gather(shutdown, rest_task, return_exceptions=True)
+    await server.not_serving()  # /readyz answers 503 from here on
+    await asyncio.sleep(config.drain_seconds)
+    rest.should_exit = True
+    await asyncio.gather(server.stop(), rest_task, return_exceptions=True)
     await backend.close()
 
 
@@ -252,11 +236,11 @@ class _Draining:
         self.backend = backend
         self.draining = False
 
-    async def call(self, rpc: str, request: Any, request_id: str, timeout: float | None = None) -> Any:
-        return await self.backend.call(rpc, request, request_id, timeout)
+    async def call(self, rpc: str, request: Any, call: Call, timeout: float | None = None) -> Any:
+        return await self.backend.call(rpc, request, call, timeout)
 
-    def stream(self, rpc: str, request: Any, request_id: str, timeout: float | None = None) -> AsyncIterator[Any]:
-        return self.backend.stream(rpc, request, request_id, timeout)
+    async def stream(self, rpc: str, request: Any, call: Call, timeout: float | None, write: Write) -> None:
+        await self.backend.stream(rpc, request, call, timeout, write)
 
     async def ready(self) -> bool:
         return not self.draining and await self.backend.ready()
@@ -267,14 +251,7 @@ class _Draining:
 
 async def _split(config: GatewayConfig, target: str, sock: socket.socket) -> None:
     stop = _stop_on_signals()
-    backend = _Draining(
-        ChannelBackend(
-            target,
-            timeout=config.gateway_timeout_seconds,
-            max_message_bytes=config.max_message_bytes,
-            methods=channel_methods(),
-        )
-    )
+    backend = _Draining(channel_backend(config, target))
     registry = new_registry()  # the HTTP metrics and the gateway process's own
     if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
         serve_registry(registry, config.metrics_port, config.bind_host)

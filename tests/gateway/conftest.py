@@ -19,7 +19,7 @@ from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcess
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.run import RestServer, _health_probe, bind, channel_methods
 from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ThreadServer
+from mazziere.services.server import App, ServerThread
 from tests.gateway.helpers import Api
 
 KEYS = f"k1:{base64.b64encode(os.urandom(32)).decode()}"
@@ -43,17 +43,18 @@ class Gateway:
 
     def __init__(self, config: GatewayConfig, *, target: str | None = None, timeout: float = 5.0) -> None:
         self.app = App(config, keyring=Keyring.parse(config.seal_keys))
-        self.grpc = ThreadServer(self.app)
+        self.grpc = ServerThread(self.app)
         self.grpc_port = self.grpc.start()
         backend: Backend
         if target is None:
-            backend = InProcessBackend(self.app, timeout=timeout, ready=_health_probe(self.grpc))
+            backend = InProcessBackend(self.app.dispatcher, timeout=timeout, ready=_health_probe(self.grpc.server))
         else:
             backend = ChannelBackend(
                 target.format(port=self.grpc_port),
                 timeout=timeout,
                 max_message_bytes=1 << 20,
                 methods=channel_methods(),
+                write_seconds=5.0,
             )
         self.backend = backend
         self.fastapi = create_app(backend, config, registry=self.app.metrics.registry)
@@ -74,7 +75,7 @@ class Gateway:
         self.http.close()
         self.rest.should_exit = True
         self.thread.join(5)
-        self.grpc.server.stop(0).wait()
+        self.grpc.shutdown()
 
 
 @pytest.fixture(scope="session")

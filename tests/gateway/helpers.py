@@ -13,6 +13,8 @@ import httpx
 
 from mazziere import engine
 from mazziere.engine.table import TableState
+from mazziere.services.core.admission import ANONYMOUS, Admission, CostClass
+from mazziere.services.errors import ServiceError
 from mazziere.services.sealing import Keyring
 
 SEATS = {"sette_e_mezzo": 3, "saltacavallo": 4, "trentuno": 3}
@@ -123,14 +125,16 @@ class Api:
 
 
 @contextmanager
-def replay_places_taken(pools: Any) -> Iterator[None]:
+def replay_places_taken(admission: Admission) -> Iterator[None]:
     """Every place of the replay workers taken, as replays in flight would take them; given back after."""
-    pool = pools.replay
-    taken = 0
-    while pool.admit():
-        taken += 1
+    tickets = []
+    while True:
+        try:
+            tickets.append(admission.admit(CostClass.REPLAY, ANONYMOUS))
+        except ServiceError:
+            break
     try:
         yield
     finally:
-        for _ in range(taken):
-            pool.release()
+        for ticket in tickets:
+            ticket.release()

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
-from mazziere.services.server import SERVICE_NAME, App, ThreadServer
+from mazziere.services.server import SERVICE_NAME, App, ServerThread
 from tests.gateway.conftest import BASE, Gateway
 
 CALLS = 60
@@ -25,16 +25,16 @@ def served(app: App, method: str) -> float:
 
 
 @pytest.fixture
-def engines() -> Iterator[list[tuple[App, ThreadServer, int]]]:
+def engines() -> Iterator[list[tuple[App, ServerThread, int]]]:
     """Two more engines with the same keys (the gateway fixture starts the first)."""
     started = []
     for _ in range(2):
         app = App(BASE)
-        server = ThreadServer(app)
+        server = ServerThread(app)
         started.append((app, server, server.start()))
     yield started
     for _, server, _ in started:
-        server.server.stop(0).wait()
+        server.shutdown()
 
 
 def test_only_a_target_of_several_servers_gets_round_robin() -> None:
@@ -51,7 +51,7 @@ def test_only_a_target_of_several_servers_gets_round_robin() -> None:
     assert json.loads(ROUND_ROBIN) == {"loadBalancingConfig": [{"round_robin": {}}]}
 
 
-def test_the_split_gateway_spreads_calls_over_every_engine(engines: list[tuple[App, ThreadServer, int]]) -> None:
+def test_the_split_gateway_spreads_calls_over_every_engine(engines: list[tuple[App, ServerThread, int]]) -> None:
     others = ",".join(f"127.0.0.1:{port}" for _, _, port in engines)
     gateway = Gateway(BASE, target=f"ipv4:127.0.0.1:{{port}},{others}")
     try:

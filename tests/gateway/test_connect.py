@@ -150,7 +150,7 @@ def test_a_timeout_of_zero_is_deadline_exceeded(gateway: Gateway) -> None:
 
 
 def test_an_overloaded_service_is_resource_exhausted_with_retry_info(gateway: Gateway) -> None:
-    with replay_places_taken(gateway.app.pools):
+    with replay_places_taken(gateway.app.dispatcher.admission):
         resp = post(gateway, "Replay", json.dumps(REPLAY).encode(), "application/json")
         assert connect_error(resp) == (429, "resource_exhausted", "OVERLOADED")
         assert resp.headers["retry-after"] == "1"

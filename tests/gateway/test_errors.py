@@ -175,7 +175,7 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
     async def ready() -> bool:
         return True
 
-    backend = InProcessBackend(gateway.app, timeout=-1.0, ready=ready)
+    backend = InProcessBackend(gateway.app.dispatcher, timeout=-1.0, ready=ready)
     transport = httpx.ASGITransport(app=create_app(backend, BASE))
 
     async def call() -> httpx.Response:
@@ -189,7 +189,7 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
 def test_an_overloaded_service_is_429_with_retry_after(gateway: Gateway) -> None:
     """A replay beyond the replay workers' places is refused at once; the RetryInfo becomes Retry-After."""
     body = {"create": {"game": "trentuno", "seats": [{"name": "a", "chips": "5"}] * 3, "seed": "c2VlZA=="}}
-    with replay_places_taken(gateway.app.pools):
+    with replay_places_taken(gateway.app.dispatcher.admission):
         for path in ("/v1/tables:replay", "/v1/tables:streamReplay"):
             resp = gateway.http.post(path, json=body)
             assert error(resp) == (429, "RESOURCE_EXHAUSTED", "OVERLOADED"), resp.text

@@ -72,32 +72,33 @@ def test_the_request_id_is_echoed_or_made(api: Api) -> None:
 def test_the_request_id_reaches_the_grpc_call(split: Gateway) -> None:
     """Over the channel, the service receives it as x-request-id metadata."""
     seen: list[Any] = []
-    observer = split.app.observer
-    original = observer.run
+    dispatcher = split.app.dispatcher
+    original = dispatcher.unary
 
-    def spy(method: Any, request: Any, context: Any, **kw: Any) -> Any:
-        seen.append(dict(context.invocation_metadata()))
-        return original(method, request, context, **kw)
+    async def spy(method: Any, request: Any, call: Any, *args: Any, **kw: Any) -> Any:
+        seen.append(dict(call.metadata))
+        return await original(method, request, call, *args, **kw)
 
-    observer.run = spy  # type: ignore[method-assign]
+    dispatcher.unary = spy  # type: ignore[method-assign]
     try:
         split.http.get("/v1/games", headers={"X-Request-ID": "trace-42"})
     finally:
-        observer.run = original  # type: ignore[method-assign]
+        dispatcher.unary = original  # type: ignore[method-assign]
     assert seen and seen[0]["x-request-id"] == "trace-42"
 
 
 def test_probes(gateway: Gateway) -> None:
     assert gateway.http.get("/healthz").json() == {"status": "ok"}
     assert gateway.http.get("/readyz").json() == {"status": "SERVING"}
-    health = gateway.grpc.health
-    health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+    grpc_server = gateway.grpc
+    health = grpc_server.server.health
+    grpc_server.run(health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING))
     try:
         resp = gateway.http.get("/readyz")
         assert (resp.status_code, resp.json()) == (503, {"status": "NOT_SERVING"})
         assert gateway.http.get("/healthz").status_code == 200
     finally:
-        health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        grpc_server.run(health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING))
 
 
 def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
@@ -107,7 +108,7 @@ def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
     from mazziere.services.gateway.run import channel_methods
     from tests.gateway.conftest import BASE
 
-    dead = ChannelBackend(f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods())
+    dead = ChannelBackend(f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=5.0)
     app = create_app(dead, BASE)
     transport = httpx.ASGITransport(app=app)
 

@@ -13,7 +13,7 @@ import pytest
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ThreadServer
+from mazziere.services.server import App, ServerThread
 from tests.service.helpers import Client
 
 KEYS = f"k2:{base64.b64encode(os.urandom(32)).decode()},k1:{base64.b64encode(os.urandom(32)).decode()}"
@@ -25,7 +25,7 @@ class Running:
 
     def __init__(self, config: Config) -> None:
         self.app = App(config, keyring=Keyring.parse(config.seal_keys) if config.seal_keys else None)
-        self.server = ThreadServer(self.app)
+        self.server = ServerThread(self.app)
         self.port = self.server.start()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = service_pb2_grpc.TableServiceStub(self.channel)
@@ -33,7 +33,7 @@ class Running:
 
     def close(self) -> None:
         self.channel.close()
-        self.server.server.stop(0).wait()
+        self.server.shutdown()
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,9 @@ whole games played by the table alone, every auto-played event marked, and the r
 
 from __future__ import annotations
 
+import asyncio
 import random
+from dataclasses import replace
 from typing import Any
 
 import grpc
@@ -13,10 +15,12 @@ from mazziere import engine
 from mazziere.engine import bots
 from mazziere.engine.codec import from_data
 from mazziere.services.codec import to_plain, to_proto
+from mazziere.services.core.admission import CostClass
+from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.metrics import Metrics
-from mazziere.services.server import Observer, Snapshot, table_methods
+from mazziere.services.methods import SERVICE_NAME, act_cost, table_methods
+from mazziere.services.server import App
 from mazziere.services.servicer import _update, served_games
 from tests.conformance.updates import reference_update
 from tests.service.conftest import Running
@@ -145,22 +149,34 @@ def test_advise_is_counted_and_logged_like_every_method(running: Running, client
         def info(self, event: str, **fields: Any) -> None:
             lines.append((event, fields))
 
-    observer = Observer(Metrics())
-    observer.log = Recorder()  # type: ignore[assignment]
-    (advise,) = [m for m in table_methods(running.app.core) if m.name == "Advise"]
+    app = App(replace(running.app.config, log_calls=True), keyring=running.app.keyring)
+    app.dispatcher.observer.log = Recorder()  # type: ignore[assignment]
+    advise = app.dispatcher.method(SERVICE_NAME, "Advise")
+    assert advise is not None
     request = svc.AdviseRequest(table_id=table.table_id, state=table.state, seat=table.to_act[0])
     request.seat_key = table.keys[table.to_act[0]]
-    _, status = observer.run(advise, request, Snapshot([("x-request-id", "r-advise")], None))
-    assert status is None
+    asyncio.run(app.dispatcher.unary(advise, request, Call(metadata=[("x-request-id", "r-advise")]), None))
+    app.dispatcher.shutdown()
     ((event, fields),) = lines
     assert event == "call" and fields["method"] == "Advise" and fields["game"] == "trentuno"
     assert (fields["code"], fields["request_id"]) == ("OK", "r-advise")
 
 
-def test_advise_runs_off_the_game_workers(running: Running) -> None:
-    """An advice plays out many deals: it runs on the replay threads (``slow``), so it never holds a game worker."""
-    slow = {m.name for m in table_methods(running.app.core) if m.slow}
-    assert slow == {"Replay", "StreamReplay", "Advise"}
+def test_advise_and_sampling_bots_run_off_the_move_workers(running: Running) -> None:
+    """An advice, a sampling bot's move and a replay play out many deals: each has a cost class of its own (its
+    own workers and places), so none ever holds a move's worker."""
+    costs = {m.name: m.cost(m.request_class()) for m in table_methods(running.app.core)}
+    assert costs == {
+        "ListGames": CostClass.MOVE,
+        "CreateTable": CostClass.MOVE,
+        "Act": CostClass.MOVE,
+        "GetView": CostClass.MOVE,
+        "Replay": CostClass.REPLAY,
+        "StreamReplay": CostClass.REPLAY,
+        "Advise": CostClass.ADVICE,
+    }
+    assert act_cost(svc.ActRequest(auto_play="best")) is CostClass.BOT
+    assert act_cost(svc.ActRequest(auto_play="cautious")) is CostClass.MOVE
 
 
 # -- auto-play ----------------------------------------------------------------------------------------------------

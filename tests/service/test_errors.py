@@ -272,7 +272,7 @@ def test_an_expired_deadline(client: Client, table: Table) -> None:
 
 
 def test_a_replay_cut_short_by_its_deadline(running: Running) -> None:
-    from mazziere.services.servicer import Call
+    from mazziere.services.core.call import Call
 
     request = svc.ReplayRequest(
         create=svc.CreateTableRequest(game="trentuno", seed=b"x", seats=[pb.Seat(name="a", chips=9)] * 3),

@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import empty_pb2
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
@@ -21,12 +22,14 @@ from mazziere import engine
 from mazziere.services import servicer
 from mazziere.services.codec import to_proto
 from mazziere.services.config import Config
+from mazziere.services.core.admission import CostClass
+from mazziere.services.core.call import Call
+from mazziere.services.core.dispatch import Method
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, Method, ThreadServer
-from mazziere.services.servicer import Call
+from mazziere.services.server import App, ServerThread
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 
@@ -39,7 +42,7 @@ shed call or a health check takes about a millisecond)."""
 class Served:
     def __init__(self, config: Config, extra: list[Method] | None = None) -> None:
         self.app = App(config, extra_methods=extra or [], keyring=Keyring.parse(KEYS))
-        self.server = ThreadServer(self.app)
+        self.server = ServerThread(self.app)
         self.port = self.server.start()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = service_pb2_grpc.TableServiceStub(self.channel)
@@ -47,13 +50,16 @@ class Served:
 
     def close(self) -> None:
         self.channel.close()
-        self.server.server.stop(0).wait()
+        self.server.shutdown()
 
     def timed_health(self) -> float:
         start = time.monotonic()
         answer = self.health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
         return time.monotonic() - start
+
+    def taken(self, cost: CostClass) -> int:
+        return self.app.dispatcher.admission.taken(cost)
 
     def count(self, name: str, labels: dict[str, str]) -> float:
         return self.app.metrics.registry.get_sample_value(name, labels) or 0.0
@@ -77,12 +83,12 @@ def gated() -> Iterator[tuple[Served, threading.Event]]:
     """A server with 2 game workers taking 3 calls at a time, and a method that waits for a gate."""
     gate = threading.Event()
 
-    def hold(request: bytes, call: Call) -> bytes:
+    def hold(request: empty_pb2.Empty, call: Call) -> empty_pb2.Empty:
         gate.wait(20)
-        return b""
+        return empty_pb2.Empty()
 
     config = replace(BASE, workers=2, max_concurrent_calls=3)
-    served = Served(config, [Method("test.v1.Hold", "Hold", hold, None, None)])
+    served = Served(config, [Method("test.v1.Hold", "Hold", hold, empty_pb2.Empty)])
     yield served, gate
     gate.set()
     served.close()
@@ -93,7 +99,7 @@ def test_excess_calls_are_shed_at_once_and_health_still_answers(gated: tuple[Ser
     hold = served.channel.unary_unary("/test.v1.Hold/Hold")
     held = [hold.future(b"", timeout=30) for _ in range(3)]  # two running, one waiting for a worker
     deadline = time.monotonic() + 10
-    while served.app.pools.game.taken < 3:
+    while served.taken(CostClass.MOVE) < 3:
         assert time.monotonic() < deadline, "the held calls did not arrive"
         time.sleep(0.01)
     for call in (lambda: hold(b"", timeout=10), lambda: served.stub.ListGames(svc.ListGamesRequest(), timeout=10)):
@@ -287,9 +293,9 @@ def test_a_stream_whose_caller_stops_reading_gives_its_worker_back(big: svc.Repl
         stream = stub.StreamReplay(svc.StreamReplayRequest.FromString(big.SerializeToString()), timeout=60)
         next(stream)  # one step read, then nothing
         deadline = time.monotonic() + 20
-        while served.app.pools.replay.taken and time.monotonic() < deadline:
+        while served.taken(CostClass.REPLAY) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert served.app.pools.replay.taken == 0
+        assert served.taken(CostClass.REPLAY) == 0
         assert served.stub.ListGames(svc.ListGamesRequest(), timeout=10).games
         stream.cancel()
         channel.close()

@@ -14,10 +14,11 @@ from mazziere.engine.cards import Card
 from mazziere.engine.codec import is_record, record_fields
 from mazziere.engine.table import TableState
 from mazziere.engine.visibility import TableCard, Viewer, redact
+from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import Call, TableCore, served_games
+from mazziere.services.servicer import TableCore, served_games
 from tests.service.conftest import KEYS, Running
 from tests.service.helpers import CHIPS, Client, visible_cards
 

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def server_env(port: int, metrics_port: int, **settings: str) -> dict[str, str]:
     """The environment of a gRPC-only server process on 127.0.0.1 with the test keys, and ``settings``
-    (``MAZZIERE_`` + the upper-case name: ``server_kind="aio"`` is ``MAZZIERE_SERVER_KIND=aio``)."""
+    (``MAZZIERE_`` + the upper-case name: ``drain_seconds="3"`` is ``MAZZIERE_DRAIN_SECONDS=3``)."""
     return {
         **os.environ,
         "MAZZIERE_HOST": "127.0.0.1",
@@ -69,11 +69,10 @@ def listening_hosts(port: int) -> set[str]:
     return hosts
 
 
-@pytest.mark.parametrize("kind", ["thread", "aio"])
-def test_serve_health_metrics_and_graceful_sigterm(kind: str) -> None:
+def test_serve_health_metrics_and_graceful_sigterm() -> None:
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
     port, metrics_port = free_port(), free_port()
-    env = server_env(port, metrics_port, server_kind=kind, drain_seconds="3")  # drain: room for the calls below
+    env = server_env(port, metrics_port, drain_seconds="3")  # drain: room for the calls below
     proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")

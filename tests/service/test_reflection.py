@@ -12,7 +12,6 @@ from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2 as rpb
 
 from tests.service.conftest import BASE, KEYS, Running
-from tests.service.test_shutdown import AioRunning
 
 NAMES = ("grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection")
 
@@ -36,21 +35,13 @@ def files(response: Any) -> dict[str, descriptor_pb2.FileDescriptorProto]:
     return {p.name: p for p in protos}
 
 
-@pytest.fixture(params=["thread", "aio"])
-def channel(request: pytest.FixtureRequest) -> Iterator[grpc.Channel]:
-    config = replace(BASE, seal_keys=KEYS)
-    if request.param == "thread":
-        running = Running(config)
-        try:
-            yield running.channel
-        finally:
-            running.close()
-    else:
-        aio = AioRunning(replace(config, server_kind="aio", drain_seconds=0.0))
-        try:
-            yield aio.channel
-        finally:
-            aio.close()
+@pytest.fixture
+def channel() -> Iterator[grpc.Channel]:
+    running = Running(replace(BASE, seal_keys=KEYS))
+    try:
+        yield running.channel
+    finally:
+        running.close()
 
 
 @pytest.mark.parametrize("service", NAMES)

@@ -12,13 +12,16 @@ from dataclasses import replace
 
 import grpc
 import pytest
+from google.protobuf import empty_pb2
 
 from mazziere.services.config import Config
+from mazziere.services.core.admission import CostClass
+from mazziere.services.core.call import Call
+from mazziere.services.core.dispatch import Method
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.sealing import Keyring
-from mazziere.services.server import AioServer, App, Method, ThreadServer
-from mazziere.services.servicer import Call
+from mazziere.services.server import App, GrpcServer
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 from tests.service.test_load import Served, long_game, replay_request, slow_steps  # noqa: F401 (a fixture)
@@ -73,12 +76,12 @@ def test_a_replay_cut_by_connection_age_is_recorded_as_cancelled() -> None:
         served.close()
 
 
-class AioRunning:
-    """An asyncio server on its own loop in a thread."""
+class Stoppable:
+    """A server on its own loop in a thread, stopped as by SIGTERM."""
 
     def __init__(self, config: Config, extra: list[Method] | None = None) -> None:
         self.app = App(config, extra_methods=extra or [], keyring=Keyring.parse(KEYS))
-        self.server = AioServer(self.app)
+        self.server = GrpcServer(self.app)
         self.loop = asyncio.new_event_loop()
         self.stop: asyncio.Event | None = None
 
@@ -104,18 +107,18 @@ class AioRunning:
 
 
 @pytest.mark.usefixtures("slow_steps")
-def test_aio_replays_still_waiting_when_the_grace_runs_out_are_unavailable() -> None:
+def test_replays_still_waiting_when_the_grace_runs_out_are_unavailable() -> None:
     config = replace(
         BASE, replay_max_views=1_000_000, replay_seconds=60.0, max_message_bytes=64 << 20, grace_seconds=2.0
     )
-    server = AioRunning(replace(config, server_kind="aio"))
+    server = Stoppable(config)
     try:
         request = big_replay()
         with futures.ThreadPoolExecutor(2) as pool:
             running = pool.submit(server.stub.Replay, request, timeout=60)
-            wait_for(lambda: server.app.pools.replay.taken == 1)
+            wait_for(lambda: server.app.dispatcher.admission.taken(CostClass.REPLAY) == 1)
             waiting = pool.submit(server.stub.Replay, request, timeout=60)
-            wait_for(lambda: server.app.pools.replay.taken == 2)
+            wait_for(lambda: server.app.dispatcher.admission.taken(CostClass.REPLAY) == 2)
             server.shutdown()
             outcomes = [reason_of(running), reason_of(waiting)]
         assert outcomes == ["UNAVAILABLE/SHUTTING_DOWN"] * 2, outcomes
@@ -126,33 +129,28 @@ def test_aio_replays_still_waiting_when_the_grace_runs_out_are_unavailable() -> 
         server.close()
 
 
-def test_thread_server_calls_still_queued_when_the_grace_runs_out_are_unavailable() -> None:
+def test_calls_still_queued_when_the_grace_runs_out_are_unavailable() -> None:
     gate = threading.Event()
 
-    def hold(request: bytes, call: Call) -> bytes:
+    def hold(request: empty_pb2.Empty, call: Call) -> empty_pb2.Empty:
         gate.wait(4)
-        return b""
+        return empty_pb2.Empty()
 
     config = replace(BASE, workers=1, grace_seconds=2.0)
-    app = App(config, extra_methods=[Method("test.v1.Hold", "Hold", hold, None, None)], keyring=Keyring.parse(KEYS))
-    server = ThreadServer(app)
-    port = server.start()
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    server = Stoppable(config, [Method("test.v1.Hold", "Hold", hold, empty_pb2.Empty)])
+    taken = server.app.dispatcher.admission.taken
     try:
-        call = channel.unary_unary("/test.v1.Hold/Hold")
-        stub = service_pb2_grpc.TableServiceStub(channel)
+        call = server.channel.unary_unary("/test.v1.Hold/Hold")
         held = call.future(b"", timeout=30)
-        wait_for(lambda: app.pools.game.taken == 1)
-        queued = [stub.ListGames.future(svc.ListGamesRequest(), timeout=30) for _ in range(3)]
-        wait_for(lambda: app.pools.game.taken == 4)
-        stopper = threading.Thread(target=server.shutdown)
-        stopper.start()
+        wait_for(lambda: taken(CostClass.MOVE) == 1)
+        queued = [server.stub.ListGames.future(svc.ListGamesRequest(), timeout=30) for _ in range(3)]
+        wait_for(lambda: taken(CostClass.MOVE) == 4)
+        server.shutdown()
         outcomes = [reason_of(f) for f in queued]  # type: ignore[arg-type]
         assert outcomes == ["UNAVAILABLE/SHUTTING_DOWN"] * 3, outcomes
         gate.set()
-        stopper.join(30)
-        assert reason_of(held) in ("OK", "CANCELLED/")  # type: ignore[arg-type]
+        server.thread.join(30)
+        assert reason_of(held) in ("OK", "UNAVAILABLE/SHUTTING_DOWN")  # type: ignore[arg-type]
     finally:
         gate.set()
-        channel.close()
-        server.server.stop(0).wait()
+        server.close()

@@ -59,10 +59,9 @@ def rss_mib(pid: int) -> float:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
-@pytest.mark.parametrize("kind", ["thread", "aio"])
-def test_garbage_bodies_leave_memory_flat(kind: str, tmp_path: Path) -> None:
+def test_garbage_bodies_leave_memory_flat(tmp_path: Path) -> None:
     port, metrics_port = free_port(), free_port()
-    env = server_env(port, metrics_port, server_kind=kind)
+    env = server_env(port, metrics_port)
     log = tmp_path / "server.log"
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "mazziere.services.cli", "serve"], env=env, cwd=ROOT, stderr=err)

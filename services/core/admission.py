@@ -1,0 +1,199 @@
+"""Admission by cost: who calls (a tenant, by API key), what it costs (a cost class), and whether there is room.
+
+Each cost class has its own places (calls running or waiting for one of its workers); a call beyond them, beyond
+its tenant's share of them, or beyond its table's few is refused at once with OVERLOADED or QUOTA_EXCEEDED and a
+RetryInfo: nothing waits in a queue it cannot leave. So a flood of expensive calls (sampled bots, advice, replays)
+fills only its own class, and one tenant fills only its share.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from hashlib import sha256
+
+from mazziere.services.errors import ServiceError, ServiceReason
+
+RETRY_AFTER_SECONDS = 1.0
+"""The delay a refused call is told to wait before retrying, in its google.rpc.RetryInfo."""
+
+
+class CostClass(Enum):
+    """What a call costs, each class with its own workers and places."""
+
+    MOVE = "move"
+    """Microseconds to a millisecond: ListGames, CreateTable, GetView, an Act with its move or a cheap policy."""
+    BOT = "bot"
+    """Tens to hundreds of milliseconds: an Act played by a sampling policy (``auto_play: best``)."""
+    ADVICE = "advice"
+    """Up to the replay budget: Advise."""
+    REPLAY = "replay"
+    """Up to the replay budget: Replay and StreamReplay."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tenant:
+    """A caller known by its API key, with its quotas."""
+
+    name: str
+    in_flight: Mapping[CostClass, int] = field(default_factory=dict)
+    """Its places per cost class (a class it does not name: its even share of the class's places)."""
+    tables_per_minute: int = 0
+    """CreateTable calls per minute (0: no limit)."""
+
+
+ANONYMOUS = Tenant("anonymous")
+"""Every caller when no API key is configured: one tenant, with all the places."""
+
+
+class Tenants:
+    """API keys to tenants. With none configured every call is :data:`ANONYMOUS`; with some, a call must carry a
+    known key (``authorization: Bearer <key>``) or is refused as UNAUTHENTICATED."""
+
+    def __init__(self, tenants: Sequence[tuple[Tenant, Sequence[str]]] = ()) -> None:
+        self.tenants = tuple(t for t, _ in tenants)
+        self._by_digest = {_digest(key): tenant for tenant, keys in tenants for key in keys}
+
+    @classmethod
+    def parse(cls, text: str) -> Tenants:
+        """From JSON: ``{"tenants": [{"name", "keys": [...], "in_flight": {"bot": 2, ...}, "tables_per_minute"}]}``."""
+        if not text.strip():
+            return cls()
+        try:
+            rows = json.loads(text)["tenants"]
+            out = []
+            for row in rows:
+                in_flight = {CostClass(k): int(v) for k, v in row.get("in_flight", {}).items()}
+                if any(v < 1 for v in in_flight.values()):
+                    raise ValueError("in_flight places must be >= 1")
+                tenant = Tenant(str(row["name"]), in_flight, int(row.get("tables_per_minute", 0)))
+                keys = [str(k) for k in row["keys"]]
+                if not keys or any(len(k) < 16 for k in keys):
+                    raise ValueError(f"tenant {tenant.name!r} needs keys of 16 characters or more")
+                out.append((tenant, keys))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"the tenants are not valid JSON of the documented shape: {exc}") from None
+        if not out:
+            raise ValueError("the tenants list is empty; leave the setting unset for one anonymous tenant")
+        return cls(out)
+
+    @property
+    def required(self) -> bool:
+        return bool(self._by_digest)
+
+    def identify(self, metadata: Sequence[tuple[str, str]]) -> Tenant:
+        """The caller's tenant, from its ``authorization`` metadata."""
+        if not self._by_digest:
+            return ANONYMOUS
+        for name, value in metadata:
+            if name == "authorization":
+                scheme, _, key = value.partition(" ")
+                if scheme.lower() == "bearer":
+                    digest = _digest(key.strip())
+                    for known, tenant in self._by_digest.items():  # compare every digest: no early exit
+                        if hmac.compare_digest(known, digest):
+                            return tenant
+        raise ServiceError.of(
+            ServiceReason.API_KEY_INVALID,
+            "this server needs an API key: send `authorization: Bearer <key>` with a key it knows",
+        )
+
+
+def _digest(key: str) -> bytes:
+    return sha256(key.encode()).digest()
+
+
+class Ticket:
+    """A place taken by one call; :meth:`release` gives it back (once, whoever calls it)."""
+
+    __slots__ = ("_admission", "_key")
+
+    def __init__(self, admission: Admission, key: tuple[CostClass, str, str]) -> None:
+        self._admission = admission
+        self._key: tuple[CostClass, str, str] | None = key
+
+    def release(self, _: object = None) -> None:
+        key, self._key = self._key, None
+        if key is not None:
+            self._admission._give_back(*key)
+
+
+class Admission:
+    """Places per cost class, shared by tenant, and a few per table."""
+
+    def __init__(self, places: Mapping[CostClass, int], tenants: Tenants, *, per_table: int) -> None:
+        self.places = dict(places)
+        self.tenants = tenants
+        self.per_table = per_table
+        self._lock = threading.Lock()
+        self._taken = dict.fromkeys(CostClass, 0)
+        self._by_tenant: dict[tuple[CostClass, str], int] = {}
+        self._by_table: dict[str, int] = {}
+        self._created: dict[str, list[float]] = {}
+        count = max(1, len(tenants.tenants))
+        self._shares = {
+            (c, t.name): t.in_flight.get(c, max(1, math.ceil(n / count)))
+            for t in tenants.tenants
+            for c, n in places.items()
+        }
+
+    def taken(self, cost: CostClass) -> int:
+        return self._taken[cost]
+
+    def admit(self, cost: CostClass, tenant: Tenant, table_id: str = "") -> Ticket:
+        """Take a place of ``cost`` for ``tenant`` (and ``table_id``, if the call names a table), or refuse."""
+        share = self._shares.get((cost, tenant.name), self.places[cost])
+        with self._lock:
+            if self._taken[cost] >= self.places[cost]:
+                raise _refusal(ServiceReason.OVERLOADED, f"the server is at its limit of {cost.value} calls in flight")
+            mine = self._by_tenant.get((cost, tenant.name), 0)
+            if mine >= share:
+                raise _refusal(
+                    ServiceReason.QUOTA_EXCEEDED,
+                    f"tenant {tenant.name!r} has {mine} {cost.value} calls in flight, its quota",
+                )
+            if table_id and self._by_table.get(table_id, 0) >= self.per_table:
+                raise _refusal(ServiceReason.OVERLOADED, f"this table already has {self.per_table} calls in flight")
+            self._taken[cost] += 1
+            self._by_tenant[(cost, tenant.name)] = mine + 1
+            if table_id:
+                self._by_table[table_id] = self._by_table.get(table_id, 0) + 1
+        return Ticket(self, (cost, tenant.name, table_id))
+
+    def create_table(self, tenant: Tenant, now: float | None = None) -> None:
+        """Count one CreateTable against the tenant's tables per minute, or refuse it."""
+        if not tenant.tables_per_minute:
+            return
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            recent = [t for t in self._created.get(tenant.name, ()) if now - t < 60.0]
+            if len(recent) >= tenant.tables_per_minute:
+                self._created[tenant.name] = recent
+                raise _refusal(
+                    ServiceReason.QUOTA_EXCEEDED,
+                    f"tenant {tenant.name!r} created {len(recent)} tables in the last minute, its quota",
+                    retry_after=max(RETRY_AFTER_SECONDS, 60.0 - (now - recent[0])),
+                )
+            recent.append(now)
+            self._created[tenant.name] = recent
+
+    def _give_back(self, cost: CostClass, tenant: str, table_id: str) -> None:
+        with self._lock:
+            self._taken[cost] -= 1
+            self._by_tenant[(cost, tenant)] -= 1
+            if table_id:
+                left = self._by_table[table_id] - 1
+                if left:
+                    self._by_table[table_id] = left
+                else:
+                    del self._by_table[table_id]
+
+
+def _refusal(reason: ServiceReason, message: str, *, retry_after: float = RETRY_AFTER_SECONDS) -> ServiceError:
+    return ServiceError.of(reason, f"{message}; retry after the RetryInfo delay", retry_after=retry_after)

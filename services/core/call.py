@@ -1,0 +1,28 @@
+"""What one call carries between a transport, the core and a handler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Call:
+    """One call as its handler sees it: what it may read of the caller, and what it tells the core back."""
+
+    time_remaining: Callable[[], float | None] = lambda: None
+    """Seconds left before the caller's deadline or the server's budget, whichever is sooner (None: no limit)."""
+    stop: Callable[[], bool] = lambda: False
+    """True once the work should stop: the caller left, or its deadline (or the server's budget) passed. Long
+    loops (advice, sampled auto-play) poll it; the engine itself never reads a clock."""
+    metadata: Sequence[tuple[str, str]] = ()
+    """The request's metadata (HTTP headers or gRPC metadata), names in lower case."""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    """Metadata the handler adds to the answer's headers."""
+    trailers: list[tuple[str, str]] = field(default_factory=list)
+    """Metadata the handler adds to the answer's trailers."""
+    game: str = ""
+    finished: list[tuple[str, str, str]] = field(default_factory=list)
+    """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
+    on_answered: list[Callable[[], None]] = field(default_factory=list)
+    """Run by the core once the answer has been made and checked (so a refused answer leaves no trace)."""

@@ -1,0 +1,331 @@
+"""The one interface every transport calls: :meth:`Dispatcher.unary` and :meth:`Dispatcher.stream`.
+
+A call is parsed on the event loop, charged to its tenant and cost class (refused at once if there is no room),
+run on its class's workers with a :class:`~mazziere.services.core.call.Call` whose ``stop`` turns true when the
+caller leaves or the deadline passes, and answered on the loop. A stream's answers are written by the transport's
+``write``, which must make progress within ``write_seconds``: a reader that stops reading ends its stream and
+frees its place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+
+from mazziere.services.core.admission import Admission, CostClass, Ticket
+from mazziere.services.core.call import Call
+from mazziere.services.core.observe import Observer, request_id
+from mazziere.services.errors import ServiceError, ServiceReason
+
+Handler = Callable[[Any, Call], Any]
+Write = Callable[[Any], Awaitable[None]]
+
+
+def always(cost: CostClass) -> Callable[[Any], CostClass]:
+    return lambda _request: cost
+
+
+def a_move(_request: Any) -> CostClass:
+    return CostClass.MOVE
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One served method: its handler, its request message, and what a call of it costs."""
+
+    service: str
+    name: str
+    handler: Handler
+    """``(request, call) -> response``, or an iterator of responses for a streaming method."""
+    request_class: type[Message]
+    cost: Callable[[Any], CostClass] = a_move
+    streaming: bool = False
+    creates_table: bool = False
+    """Counted against the tenant's tables per minute."""
+
+    @property
+    def kind(self) -> str:
+        return "server_stream" if self.streaming else "unary"
+
+
+class Stalled(Exception):
+    """A stream's reader made no progress within the write limit; the transport drops the connection."""
+
+
+_DONE = object()
+
+
+class Dispatcher:
+    """Admission, the worker pools, deadlines, cancellation, logs and metrics for every call."""
+
+    def __init__(
+        self,
+        methods: Sequence[Method],
+        observer: Observer,
+        admission: Admission,
+        workers: Mapping[CostClass, int],
+        *,
+        budget_seconds: float,
+        write_seconds: float,
+        max_message_bytes: int,
+    ) -> None:
+        self.methods = {(m.service, m.name): m for m in methods}
+        self.observer = observer
+        self.admission = admission
+        self.pools = {
+            cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
+            for cost, n in workers.items()
+        }
+        self.budget_seconds = budget_seconds
+        self.write_seconds = write_seconds
+        self.max_message_bytes = max_message_bytes
+        self.closing = threading.Event()
+        """Set near the end of a shutdown's grace: calls that have not started are refused as SHUTTING_DOWN."""
+        self._waiting: set[asyncio.Future[Any]] = set()
+
+    def method(self, service: str, name: str) -> Method | None:
+        return self.methods.get((service, name))
+
+    # -- the interface --------------------------------------------------------------------------------
+
+    async def unary(
+        self, method: Method, request: bytes | Message, call: Call, timeout: float | None, *, wire: bool = False
+    ) -> Any:
+        """One call: the response (its bytes if ``wire``, where ``request`` is bytes too), or a ServiceError."""
+        start = self.observer.start(method.kind, method.service, method.name)
+        rid = request_id(call.metadata)
+        code, reason = grpc.StatusCode.OK, ""
+        limits: _Limits | None = None
+        try:
+            message, cost, ticket, limits = self._admit(method, request, call, timeout)
+            future = self._submit(cost, ticket, self._answer, method, message, call, cost, wire)
+            response = await self._wait(future, limits)
+            for answered in call.on_answered:
+                answered()
+            return response
+        except ServiceError as exc:
+            error = exc if limits is None else limits.budget(exc)
+            code, reason = error.code, error.reason
+            raise error from None
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Exception as exc:
+            code = grpc.StatusCode.INTERNAL
+            self.observer.failed(method.name, call, rid, exc)
+            raise ServiceError(code, "", "internal error") from None
+        finally:
+            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+
+    async def stream(
+        self,
+        method: Method,
+        request: bytes | Message,
+        call: Call,
+        timeout: float | None,
+        write: Write,
+        *,
+        wire: bool = False,
+    ) -> None:
+        """One server-streaming call: each response to ``write`` (awaited, within the write limit), or a
+        ServiceError before or between them; :class:`Stalled` if the reader stopped reading."""
+        start = self.observer.start(method.kind, method.service, method.name)
+        rid = request_id(call.metadata)
+        code, reason = grpc.StatusCode.OK, ""
+        ticket: Ticket | None = None
+        limits: _Limits | None = None
+        steps: Iterator[Any] | None = None
+        step: futures.Future[Any] | None = None
+        try:
+            message, cost, ticket, limits = self._admit(method, request, call, timeout)
+            pool = self.pools[cost]
+            self._check_open()
+            steps = iter(method.handler(message, call))
+            while True:
+                step = pool.submit(self._next, steps, wire)
+                item = await self._wait(step, limits)
+                step = None
+                if item is _DONE:
+                    return
+                try:
+                    await asyncio.wait_for(write(item), self.write_seconds)
+                except TimeoutError:
+                    code = grpc.StatusCode.CANCELLED
+                    reason = "STALLED_READER"
+                    raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+        except ServiceError as exc:
+            error = exc if limits is None else limits.budget(exc)
+            code, reason = error.code, error.reason
+            raise error from None
+        except (asyncio.CancelledError, GeneratorExit):
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Stalled:
+            raise
+        except Exception as exc:
+            code = grpc.StatusCode.INTERNAL
+            self.observer.failed(method.name, call, rid, exc)
+            raise ServiceError(code, "", "internal error") from None
+        finally:
+            if limits is not None:
+                limits.left.set()
+            self._end_stream(ticket, steps, step)
+            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+
+    def close(self) -> None:
+        """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
+        self.closing.set()
+        for waiter in list(self._waiting):  # each on its own loop (the gRPC and HTTP ones may differ)
+            waiter.get_loop().call_soon_threadsafe(waiter.cancel)
+
+    def shutdown(self) -> None:
+        for pool in self.pools.values():
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- parts ------------------------------------------------------------------------------------------
+
+    def _admit(
+        self, method: Method, request: bytes | Message, call: Call, timeout: float | None
+    ) -> tuple[Any, CostClass, Ticket, _Limits]:
+        self._check_open()
+        tenant = self.admission.tenants.identify(call.metadata)
+        message = _parse(method, request) if isinstance(request, bytes) else request
+        cost = method.cost(message)
+        if method.creates_table:
+            self.admission.create_table(tenant)
+        ticket = self.admission.admit(cost, tenant, getattr(message, "table_id", ""))
+        budget = None if cost is CostClass.MOVE else self.budget_seconds
+        return message, cost, ticket, _Limits(call, timeout, budget)
+
+    def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
+        try:
+            future = self.pools[cost].submit(fn, *args)
+        except BaseException:
+            ticket.release()
+            raise
+        future.add_done_callback(ticket.release)
+        return future
+
+    async def _wait(self, future: futures.Future[Any], limits: _Limits) -> Any:
+        """The work's result; if the caller leaves meanwhile (or the server closes), the work is told to stop."""
+        waiter = asyncio.wrap_future(future)
+        self._waiting.add(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            limits.left.set()
+            if self.closing.is_set():
+                raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry") from None
+            raise
+        finally:
+            self._waiting.discard(waiter)
+
+    def _answer(self, method: Method, message: Any, call: Call, cost: CostClass, wire: bool) -> Any:
+        """On a worker: the handler's answer, serialized if ``wire``, checked against the size limit."""
+        self._check_open()
+        _check_deadline(call)
+        response = method.handler(message, call)
+        _check_deadline(call)
+        if wire:
+            return self._check_size(response.SerializeToString())
+        if cost is not CostClass.MOVE:
+            self._check_size(response.ByteSize())
+        return response
+
+    def _next(self, steps: Iterator[Any], wire: bool) -> Any:
+        item: Any = next(steps, _DONE)
+        if wire and item is not _DONE:
+            return self._check_size(item.SerializeToString())
+        return item
+
+    def _end_stream(self, ticket: Ticket | None, steps: Iterator[Any] | None, step: futures.Future[Any] | None) -> None:
+        """Close the steps once the one in hand (if any) is over, then give the place back."""
+
+        def close(_: object = None) -> None:
+            try:
+                if steps is not None and hasattr(steps, "close"):
+                    steps.close()
+            finally:
+                if ticket is not None:
+                    ticket.release()
+
+        if step is None or step.done():
+            close()
+        else:
+            step.add_done_callback(close)
+
+    def _check_open(self) -> None:
+        if self.closing.is_set():
+            raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
+
+    def _check_size(self, data: bytes | int) -> Any:
+        size = data if isinstance(data, int) else len(data)
+        if size > self.max_message_bytes:
+            raise ServiceError.of(
+                ServiceReason.RESPONSE_TOO_LARGE,
+                f"the answer would be {size} bytes, over the limit of {self.max_message_bytes}; "
+                "for a replay, use StreamReplay or fewer actions",
+                size=str(size),
+                limit=str(self.max_message_bytes),
+            )
+        return data
+
+
+class _Limits:
+    """A call's deadline (the caller's, and past a move the server's budget) and whether its caller left; sets
+    the call's ``time_remaining`` and ``stop``."""
+
+    def __init__(self, call: Call, timeout: float | None, budget: float | None) -> None:
+        now = time.monotonic()
+        self.caller_deadline = None if timeout is None else now + timeout
+        ends = [t for t in (self.caller_deadline, None if budget is None else now + budget) if t is not None]
+        self.deadline = min(ends) if ends else None
+        self.budget_seconds = budget
+        self.left = threading.Event()
+        call.time_remaining = self.remaining
+        call.stop = self.stop
+
+    def remaining(self) -> float | None:
+        if self.left.is_set():
+            return 0.0
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def stop(self) -> bool:
+        return self.left.is_set() or (self.deadline is not None and time.monotonic() >= self.deadline)
+
+    def budget(self, error: ServiceError) -> ServiceError:
+        """Work cut short while its caller still waits was cut by the server's budget, not the caller's deadline."""
+        if error.code != grpc.StatusCode.DEADLINE_EXCEEDED or self.budget_seconds is None or self.left.is_set():
+            return error
+        if self.caller_deadline is not None and time.monotonic() >= self.caller_deadline:
+            return error
+        limit = f"{self.budget_seconds:g}"
+        return ServiceError.of(
+            ServiceReason.REPLAY_BUDGET_EXCEEDED,
+            f"the call ran over the server's limit of {limit} s; ask for less work at a time",
+            limit_seconds=limit,
+        )
+
+
+def _parse(method: Method, body: bytes) -> Any:
+    try:
+        return method.request_class.FromString(body)
+    except Exception:  # DecodeError, and whatever else a hostile body makes the parser raise
+        raise ServiceError.of(
+            ServiceReason.INVALID_REQUEST, f"the body of this {method.name} call is not a valid protobuf request"
+        ) from None
+
+
+def _check_deadline(call: Call) -> None:
+    """Refuse work whose caller has stopped waiting (the engine is pure, so nothing is left half done)."""
+    remaining = call.time_remaining()
+    if remaining is not None and remaining <= 0:
+        raise ServiceError(grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the call's deadline passed")

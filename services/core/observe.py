@@ -1,0 +1,83 @@
+"""One log line and the go-grpc-prometheus metrics for every call, whatever its transport.
+
+Labels never carry the caller's text: a game label is one of the served games or ``unknown``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+
+import grpc
+
+from mazziere.services.core.call import Call
+from mazziere.services.logs import get_logger
+from mazziere.services.metrics import Metrics
+
+UNKNOWN_LABEL = "unknown"
+"""The metric label that stands for any game the caller named that is not one of ours."""
+REQUEST_ID = "x-request-id"
+
+
+def request_id(metadata: Sequence[tuple[str, str]]) -> str:
+    """The caller's ``x-request-id`` (at most 128 characters), or a new one."""
+    for key, value in metadata:
+        if key == REQUEST_ID and value:
+            return str(value)[:128]
+    return uuid.uuid4().hex
+
+
+class Observer:
+    """Counts a call when it starts, and logs and counts how it ended."""
+
+    def __init__(self, metrics: Metrics, games: Sequence[str], log_calls: bool = True) -> None:
+        self.metrics = metrics
+        self.games = frozenset(games)
+        self.log = get_logger("mazziere.call")
+        self.log_calls = log_calls
+
+    def game_label(self, game: str) -> str:
+        return game if game in self.games else UNKNOWN_LABEL
+
+    def start(self, kind: str, service: str, name: str) -> float:
+        self.metrics.started.labels(kind, service, name).inc()
+        return time.perf_counter()
+
+    def finish(
+        self,
+        kind: str,
+        service: str,
+        name: str,
+        call: Call,
+        code: grpc.StatusCode,
+        reason: str,
+        start: float,
+        request_id: str,
+    ) -> None:
+        labels = (kind, service, name)
+        elapsed = time.perf_counter() - start
+        game = self.game_label(call.game)
+        self.metrics.handled.labels(*labels, code.name).inc()
+        self.metrics.handling.labels(*labels).observe(elapsed)
+        if reason:
+            self.metrics.rejections.labels(game, reason).inc()
+        if code is grpc.StatusCode.OK:
+            for played, preset, event in call.finished:
+                counter = self.metrics.hands_finished if event == "HAND_OVER" else self.metrics.games_finished
+                counter.labels(self.game_label(played), preset).inc()
+        if self.log_calls:
+            self.log.info(
+                "call",
+                method=name,
+                game=game,
+                code=code.name,
+                reason=reason or None,
+                duration_ms=round(elapsed * 1000, 3),
+                request_id=request_id,
+            )
+
+    def failed(self, name: str, call: Call, request_id: str, exc: BaseException) -> None:
+        self.log.exception(
+            "call_failed", method=name, game=self.game_label(call.game), request_id=request_id, exc_info=exc
+        )

@@ -1,0 +1,29 @@
+"""TableService's methods as the call core serves them: each handler, its request message and its cost class."""
+
+from __future__ import annotations
+
+from mazziere.services.core.admission import CostClass
+from mazziere.services.core.dispatch import Method, always
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.servicer import TableCore
+
+SERVICE_NAME = "mazziere.v1.TableService"
+SAMPLING_POLICIES = frozenset({"best"})
+"""Auto-play policies that sample deals (tens to hundreds of milliseconds a move); the others are cheap."""
+
+
+def act_cost(request: svc.ActRequest) -> CostClass:
+    return CostClass.BOT if request.auto_play in SAMPLING_POLICIES else CostClass.MOVE
+
+
+def table_methods(core: TableCore) -> list[Method]:
+    replay = always(CostClass.REPLAY)
+    return [
+        Method(SERVICE_NAME, "ListGames", core.list_games, svc.ListGamesRequest),
+        Method(SERVICE_NAME, "CreateTable", core.create_table, svc.CreateTableRequest, creates_table=True),
+        Method(SERVICE_NAME, "Act", core.act, svc.ActRequest, cost=act_cost),
+        Method(SERVICE_NAME, "GetView", core.get_view, svc.GetViewRequest),
+        Method(SERVICE_NAME, "Replay", core.replay, svc.ReplayRequest, cost=replay),
+        Method(SERVICE_NAME, "StreamReplay", core.stream_replay, svc.StreamReplayRequest, cost=replay, streaming=True),
+        Method(SERVICE_NAME, "Advise", core.advise, svc.AdviseRequest, cost=always(CostClass.ADVICE)),
+    ]
