@@ -2,13 +2,14 @@
 
 Run by hand (not in CI)::
 
-    .venv/bin/python -m bench.grpc_act --kind thread --kind aio
+    .venv/bin/python -m bench.grpc_act
 
-For each server kind it starts a server process pinned to CPU 0 (``taskset -c 0``) with TableService and a
-benchmark-only ``mazziere.bench.v1.EchoService`` (registered here, not in the public contract; its handler returns
-the request bytes and goes through the same logging, metrics and error wrapper as every method). h2load, pinned to
+It starts a server process pinned to CPU 0 (``taskset -c 0``) with TableService and a benchmark-only
+``mazziere.bench.v1.EchoService`` (registered here, not in the public contract; its handler returns the request it
+was given, parsed as an ActRequest, and goes through the same call core as every method: admission, a move worker,
+logs and metrics). h2load, pinned to
 CPU 1, sends raw gRPC frames: the same sealed-token ``Act`` request every time (the server is stateless, so it
-replays the same move on the same state), then an echo of a body of the same size, alternating for ``--rounds``
+replays the same move on the same state), then an echo of the same body, alternating for ``--rounds``
 rounds. Server CPU per call comes from the process's user+system time in /proc. It prints the ratios.
 """
 
@@ -40,19 +41,19 @@ GOAL = 0.8
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _serve(kind: str, port: int, keys: str, log_calls: bool) -> None:
-    from mazziere.services.config import Config
+def _serve(port: int, keys: str, log_calls: bool) -> None:
+    from mazziere.services.core.dispatch import Method
+    from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
     from mazziere.services.logs import configure
-    from mazziere.services.server import Method, serve
+    from mazziere.services.server import serve
 
     configure("warning" if not log_calls else "info")
-    echo = Method(ECHO_SERVICE, "Echo", lambda request, call: request, None, None)
+    echo = Method(ECHO_SERVICE, "Echo", lambda request, call: request, svc.ActRequest)
     config = replace(
         Config.from_env({}),
         host="127.0.0.1",
         port=port,
         metrics_port=0,
-        server_kind=kind,
         seal_keys=keys,
         log_calls=log_calls,
     )
@@ -118,10 +119,10 @@ def _h2load(port: int, path: str, body: Path, requests: int, streams: int, clien
     return ok, elapsed
 
 
-def bench(kind: str, rounds: int, requests: int, streams: int, clients: int, log_calls: bool) -> dict[str, Any]:
+def bench(rounds: int, requests: int, streams: int, clients: int, log_calls: bool) -> dict[str, Any]:
     port = _free_port()
     keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"
-    cmd = ["taskset", "-c", "0", sys.executable, "-m", "bench.grpc_act", "--serve", kind, "--port", str(port)]
+    cmd = ["taskset", "-c", "0", sys.executable, "-m", "bench.grpc_act", "--serve", "--port", str(port)]
     cmd += ["--keys", keys] + (["--log-calls"] if log_calls else [])
     server = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -131,7 +132,7 @@ def bench(kind: str, rounds: int, requests: int, streams: int, clients: int, log
         with tempfile.TemporaryDirectory() as tmp:
             act_body, echo_body = Path(tmp, "act.bin"), Path(tmp, "echo.bin")
             act_body.write_bytes(_frame(act))
-            echo_body.write_bytes(_frame(os.urandom(len(act))))
+            echo_body.write_bytes(_frame(act))
             paths = {"act": ("/mazziere.v1.TableService/Act", act_body), "echo": (f"/{ECHO_SERVICE}/Echo", echo_body)}
             for path, body in paths.values():  # warm up
                 _h2load(port, path, body, min(requests, 500), streams, clients)
@@ -143,7 +144,7 @@ def bench(kind: str, rounds: int, requests: int, streams: int, clients: int, log
                     runs[name].cpu += _cpu_seconds(server.pid) - cpu0
                     runs[name].calls += n
                     runs[name].seconds += secs
-        return {"kind": kind, "payload_bytes": len(act), "act": runs["act"], "echo": runs["echo"]}
+        return {"payload_bytes": len(act), "act": runs["act"], "echo": runs["echo"]}
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -154,18 +155,17 @@ def bench(kind: str, rounds: int, requests: int, streams: int, clients: int, log
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", action="append", choices=["thread", "aio"], help="server kinds (default: both)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=3000, help="calls per run")
     parser.add_argument("--streams", type=int, default=16, help="calls in flight per connection")
     parser.add_argument("--clients", type=int, default=4, help="connections")
     parser.add_argument("--log-calls", action="store_true", help="log one line per call (as deployed; to /dev/null)")
-    parser.add_argument("--serve", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--keys", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        _serve(args.serve, args.port, args.keys, args.log_calls)
+        _serve(args.port, args.keys, args.log_calls)
         return 0
     if not shutil.which("h2load") or not shutil.which("taskset"):
         print("needs h2load (apt-get install nghttp2-client) and taskset", file=sys.stderr)
@@ -173,19 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'server':8} {'payload':>8} {'act/s':>8} {'echo/s':>8} {'ratio':>6} {'act µs':>8} {'echo µs':>8} {'ratio':>6}"
     )
-    ratios = {}
-    for kind in args.kind or ["thread", "aio"]:
-        r = bench(kind, args.rounds, args.requests, args.streams, args.clients, args.log_calls)
-        act, echo = r["act"], r["echo"]
-        ratios[kind] = act.rate / echo.rate
-        print(
-            f"{kind:8} {r['payload_bytes']:>7}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
-            f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
-        )
+    r = bench(args.rounds, args.requests, args.streams, args.clients, args.log_calls)
+    act, echo = r["act"], r["echo"]
+    print(
+        f"{'grpc':8} {r['payload_bytes']:>7}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
+        f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
+    )
     print("ratio columns: Act/echo calls per second, and echo/Act CPU per call (1.0 = Act costs no more than echo)")
-    default = Config.from_env({}).server_kind
-    if default in ratios:
-        print(verdict(f"gRPC Act vs echo (calls/s, default server: {default})", ratios[default], GOAL))
+    print(verdict("gRPC Act vs echo (calls/s)", act.rate / echo.rate, GOAL))
     return 0
 
 

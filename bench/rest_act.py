@@ -55,7 +55,7 @@ def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
     from mazziere.services.gateway.config import GatewayConfig
     from mazziere.services.gateway.run import RestServer, bind, embedded_backend
     from mazziere.services.logs import configure
-    from mazziere.services.server import App, ThreadServer
+    from mazziere.services.server import App, GrpcServer
 
     configure("info" if log_calls else "warning")
     config = replace(
@@ -70,15 +70,20 @@ def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
         gateway_embedded=embedded,
     )
     app = App(config)
-    grpc_server = ThreadServer(app)
-    grpc_port = grpc_server.start()
-    gateway = create_app(embedded_backend(app, config, grpc_server, grpc_port), config, registry=app.metrics.registry)
 
-    @gateway.post("/bench/echo", include_in_schema=False)
-    async def echo(request: Request) -> Response:
-        return Response(await request.body(), media_type="application/json")
+    async def run() -> None:
+        grpc_server = GrpcServer(app)
+        grpc_port = await grpc_server.start()
+        backend = embedded_backend(app, config, grpc_server, grpc_port)
+        gateway = create_app(backend, config, registry=app.metrics.registry)
 
-    uvloop.run(RestServer(gateway, bind("127.0.0.1", port)).run_on_socket())
+        @gateway.post("/bench/echo", include_in_schema=False)
+        async def echo(request: Request) -> Response:
+            return Response(await request.body(), media_type="application/json")
+
+        await RestServer(gateway, bind("127.0.0.1", port)).run_on_socket()
+
+    uvloop.run(run())
 
 
 def _free_port() -> int:
@@ -232,19 +237,19 @@ def bench(
 def _backends(rounds: int, calls: int) -> None:
     import asyncio
 
+    from mazziere.services.core.call import Call
     from mazziere.services.gateway.backend import ChannelBackend, InProcessBackend
     from mazziere.services.gateway.config import GatewayConfig
     from mazziere.services.gateway.run import channel_methods
     from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
     from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-    from mazziere.services.server import App, ThreadServer
-    from mazziere.services.servicer import Call
+    from mazziere.services.server import App, ServerThread
 
     os.sched_setaffinity(0, {0})
     keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"
     config = replace(GatewayConfig.load({}), host="127.0.0.1", port=0, metrics_port=0, log_calls=False, seal_keys=keys)
     app = App(config)
-    server = ThreadServer(app)
+    server = ServerThread(app)
     port = server.start()
     seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(SEATS)]
     created = app.core.create_table(svc.CreateTableRequest(game=GAME, seed=b"bench", seats=seats), Call())
@@ -259,22 +264,24 @@ def _backends(rounds: int, calls: int) -> None:
 
     async def cost(backend: Any) -> float:
         for _ in range(100):
-            await backend.call("Act", request, "bench")
+            await backend.call("Act", request, Call(metadata=[("x-request-id", "bench")]))
         start = time.process_time()
         for _ in range(calls):
-            await backend.call("Act", request, "bench")
+            await backend.call("Act", request, Call(metadata=[("x-request-id", "bench")]))
         return (time.process_time() - start) / calls * 1e6
 
     async def run() -> None:
-        inprocess = InProcessBackend(app, timeout=10, ready=ready)
-        channel = ChannelBackend(f"127.0.0.1:{port}", timeout=10, max_message_bytes=1 << 20, methods=channel_methods())
+        inprocess = InProcessBackend(app.dispatcher, timeout=10, ready=ready)
+        channel = ChannelBackend(
+            f"127.0.0.1:{port}", timeout=10, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=10
+        )
         for _ in range(rounds):
             a, b = await cost(inprocess), await cost(channel)
             print(f"backend alone: inprocess {a:.0f} µs CPU/call, channel {b:.0f} µs CPU/call")
         await channel.close()
 
     asyncio.run(run())
-    server.server.stop(0)
+    server.shutdown()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,6 +87,12 @@ const (
 	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 30
 	// INVALID_ARGUMENT: ActRequest.auto_play names no policy the service has.
 	ErrorReason_ERROR_REASON_UNKNOWN_POLICY ErrorReason = 31
+	// UNAUTHENTICATED: the server requires an API key (MAZZIERE_TENANTS) and the call carried none
+	// (`authorization: Bearer <key>`, an HTTP header or gRPC metadata), or one that names no tenant.
+	ErrorReason_ERROR_REASON_API_KEY_INVALID ErrorReason = 32
+	// RESOURCE_EXHAUSTED: the caller's tenant is at its quota (calls in flight of this cost class, or tables
+	// created per minute); the status carries a google.rpc.RetryInfo. Other tenants are not affected.
+	ErrorReason_ERROR_REASON_QUOTA_EXCEEDED ErrorReason = 33
 )
 
 // Enum value maps for ErrorReason.
@@ -119,6 +125,8 @@ var (
 		29: "ERROR_REASON_REPLAY_BUDGET_EXCEEDED",
 		30: "ERROR_REASON_SHUTTING_DOWN",
 		31: "ERROR_REASON_UNKNOWN_POLICY",
+		32: "ERROR_REASON_API_KEY_INVALID",
+		33: "ERROR_REASON_QUOTA_EXCEEDED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -148,6 +156,8 @@ var (
 		"ERROR_REASON_REPLAY_BUDGET_EXCEEDED":    29,
 		"ERROR_REASON_SHUTTING_DOWN":             30,
 		"ERROR_REASON_UNKNOWN_POLICY":            31,
+		"ERROR_REASON_API_KEY_INVALID":           32,
+		"ERROR_REASON_QUOTA_EXCEEDED":            33,
 	}
 )
 
@@ -182,7 +192,7 @@ var File_mazziere_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\x91\a\n" +
+	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xd4\a\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19ERROR_REASON_UNKNOWN_GAME\x10\x01\x12\x1f\n" +
@@ -211,7 +221,9 @@ const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\x1fERROR_REASON_RESPONSE_TOO_LARGE\x10\x1c\x12'\n" +
 	"#ERROR_REASON_REPLAY_BUDGET_EXCEEDED\x10\x1d\x12\x1e\n" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10\x1e\x12\x1f\n" +
-	"\x1bERROR_REASON_UNKNOWN_POLICY\x10\x1fB\xaf\x01\n" +
+	"\x1bERROR_REASON_UNKNOWN_POLICY\x10\x1f\x12 \n" +
+	"\x1cERROR_REASON_API_KEY_INVALID\x10 \x12\x1f\n" +
+	"\x1bERROR_REASON_QUOTA_EXCEEDED\x10!B\xaf\x01\n" +
 	"\x0fcom.mazziere.v1B\vErrorsProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
