@@ -60,6 +60,7 @@ class WrittenStream(Response):
             transport = scope.get(TRANSPORT)
             if transport is not None:
                 transport.abort()
+                await asyncio.sleep(0)  # its connection_lost runs: the server knows the answer ends here
             return
         except _Disconnected:
             return
