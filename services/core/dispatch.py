@@ -61,6 +61,8 @@ class Stalled(Exception):
 
 
 _DONE = object()
+STOP_MARGIN = 0.02
+"""Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
 
 
 class Dispatcher:
@@ -281,13 +283,16 @@ class Dispatcher:
 
 class _Limits:
     """A call's deadline (the caller's, and past a move the server's budget) and whether its caller left; sets
-    the call's ``time_remaining`` and ``stop``."""
+    the call's ``time_remaining`` and ``stop``. ``stop`` turns true a little before the caller's deadline, so
+    that work which can answer with what it has (sampled advice) still answers in time."""
 
     def __init__(self, call: Call, timeout: float | None, budget: float | None) -> None:
         now = time.monotonic()
         self.caller_deadline = None if timeout is None else now + timeout
         ends = [t for t in (self.caller_deadline, None if budget is None else now + budget) if t is not None]
         self.deadline = min(ends) if ends else None
+        margin = 0.0 if timeout is None else min(STOP_MARGIN, timeout / 10)
+        self.stop_at = None if self.deadline is None else self.deadline - margin
         self.budget_seconds = budget
         self.left = threading.Event()
         call.time_remaining = self.remaining
@@ -299,7 +304,7 @@ class _Limits:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
     def stop(self) -> bool:
-        return self.left.is_set() or (self.deadline is not None and time.monotonic() >= self.deadline)
+        return self.left.is_set() or (self.stop_at is not None and time.monotonic() >= self.stop_at)
 
     def budget(self, error: ServiceError) -> ServiceError:
         """Work cut short while its caller still waits was cut by the server's budget, not the caller's deadline."""

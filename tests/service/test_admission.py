@@ -8,11 +8,13 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import grpc
 import pytest
 from google.protobuf import empty_pb2
 
+from mazziere.engine import bots
 from mazziere.services.core.admission import ANONYMOUS, Admission, CostClass, Tenant, Tenants
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Method, always
@@ -199,9 +201,57 @@ def test_work_whose_caller_left_is_told_to_stop(gated_bots: tuple[Served, thread
     wait_for(lambda: calls[0].stop() and served.taken(CostClass.BOT) == 0)  # the gate never opened
 
 
-def test_work_past_its_deadline_is_told_to_stop(gated_bots: tuple[Served, threading.Event, list[Call]]) -> None:
+def test_work_near_its_deadline_is_told_to_stop(gated_bots: tuple[Served, threading.Event, list[Call]]) -> None:
+    """``stop`` turns true just before the caller's deadline, so work that stops with an answer still answers."""
     served, _, calls = gated_bots
-    with pytest.raises(grpc.RpcError) as caught:
-        served.channel.unary_unary("/test.v1.Hold/Hold")(b"", timeout=0.3)
-    assert caught.value.code() == Code.DEADLINE_EXCEEDED  # type: ignore[attr-defined]
-    wait_for(lambda: calls[0].stop() and served.taken(CostClass.BOT) == 0)
+    assert served.channel.unary_unary("/test.v1.Hold/Hold")(b"", timeout=0.5) == b""  # the gate never opened
+    assert calls[0].stop()
+    wait_for(lambda: served.taken(CostClass.BOT) == 0)
+
+
+# -- advice within its deadline ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def advised() -> Iterator[tuple[Served, svc.AdviseRequest]]:
+    """A server, and an Advise of 1,000 sampled deals at a 6-seat Trentuno table: seconds of work, uncut."""
+    served = Served(replace(BASE, replay_seconds=30.0))
+    seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(6)]
+    created = served.stub.CreateTable(svc.CreateTableRequest(game="trentuno", seats=seats, seed=b"a"), timeout=10)
+    view = served.stub.GetView(svc.GetViewRequest(table_id=created.table_id, state=created.state), timeout=10)
+    to_act = view.to_act[0]
+    key = next(k.key for k in created.seat_keys if k.seat == to_act)
+    request = svc.AdviseRequest(table_id=created.table_id, state=created.state, seat=to_act, seat_key=key, samples=1000)
+    yield served, request
+    served.close()
+
+
+def test_advice_answers_within_the_callers_deadline_with_the_samples_it_has(
+    advised: tuple[Served, svc.AdviseRequest],
+) -> None:
+    served, request = advised
+    answer = served.stub.Advise(request, timeout=0.3)
+    assert answer.method == svc.ADVICE_METHOD_SAMPLED
+    assert 2 <= answer.samples < 1000  # cut at the deadline, not played out
+    assert all(a.standard_error > 0 for a in answer.actions)
+    wait_for(lambda: served.taken(CostClass.ADVICE) == 0)
+
+
+def test_advice_abandoned_by_its_caller_stops_and_frees_its_place(
+    advised: tuple[Served, svc.AdviseRequest], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served, request = advised
+    done: list[bots.Advice] = []
+    real = bots.advise
+
+    def recorded(*args: Any, **kwargs: Any) -> bots.Advice:
+        done.append(real(*args, **kwargs))
+        return done[-1]
+
+    monkeypatch.setattr(bots, "advise", recorded)
+    future = served.stub.Advise.future(request, timeout=60)
+    wait_for(lambda: served.taken(CostClass.ADVICE) == 1)
+    time.sleep(0.1)
+    future.cancel()
+    wait_for(lambda: served.taken(CostClass.ADVICE) == 0)
+    assert len(done) == 1 and done[0].samples < 1000  # the work stopped when its caller left
