@@ -4,7 +4,11 @@ Reading takes a fast path for the plain shapes every client sends (names, number
 integers, base64 bytes, enum names, nested objects and lists): a reader planned once per message descriptor
 fills the message from the parsed JSON. Anything else (an unknown or repeated field, ``null``, a number written as
 a float, an enum by number, URL-safe base64, ...) goes to ``json_format.Parse`` itself, so its checks and error
-messages stay the contract's, and whatever the fast path accepts it reads as ``json_format`` does.
+messages stay the contract's, and whatever the fast path accepts it reads as ``json_format`` does. One check
+comes before both: the body must be a JSON object (``json_format`` reads ``[]`` and ``""`` as the empty message).
+
+Whatever the body, :func:`parse` returns a message or raises :class:`JsonError`, whose message is bounded and
+always encodable as UTF-8 (it may quote the caller's text, lone surrogates included).
 
 Writing uses a printer planned once per message descriptor: it walks ``ListFields()`` as
 ``json_format.MessageToDict`` does (camelCase names, defaults omitted, 64-bit integers as strings, enums by name,
@@ -18,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
@@ -43,8 +48,20 @@ _INT64 = frozenset(
 _WELL_KNOWN_PREFIX = "google.protobuf."
 
 
+MAX_ERROR = 1000
+"""The longest error message, in characters: json_format's messages quote the caller's values."""
+
+
 class JsonError(ValueError):
     """A body that is not the canonical JSON of the expected message."""
+
+    def __init__(self, message: str) -> None:
+        # A lone surrogate (the JSON escape \ud800) written as an escape, so the message encodes as UTF-8.
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
+        super().__init__(message if len(message) <= MAX_ERROR else message[: MAX_ERROR - 1] + "…")
+
+
+_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
 
 
 def parse(body: bytes, cls: type[M]) -> M:
@@ -59,15 +76,22 @@ def parse(body: bytes, cls: type[M]) -> M:
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError):
-        data = None
-    if type(data) is dict and _reader(cls.DESCRIPTOR)(data, msg, 0):
-        return msg
+        pass  # json_format says what is wrong, in its own words
+    else:
+        if type(data) is not dict:
+            kind = _KINDS.get(type(data), "null")
+            raise JsonError(f"the body must be a JSON object (a {cls.DESCRIPTOR.full_name}), not {kind}")
+        try:
+            if _reader(cls.DESCRIPTOR)(data, msg, 0):
+                return msg
+        except ValueError:  # a value the message refuses (a lone surrogate in a string): json_format names it
+            pass
     msg = cls()
     try:
         json_format.Parse(text, msg, ignore_unknown_fields=False, max_recursion_depth=32)
     except json_format.ParseError as exc:
         raise JsonError(str(exc)) from None
-    except (ValueError, TypeError, RecursionError) as exc:  # defensive: json_format lets a few slip through
+    except Exception as exc:  # defensive: json_format wraps what it raises, but a hostile body must never escape
         raise JsonError(f"invalid {cls.DESCRIPTOR.full_name}: {exc}") from None
     return msg
 
@@ -85,6 +109,8 @@ _INT_RANGES = {
     FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1),
 }
 _NOT_PLAIN = object()
+_DECIMAL = re.compile(r"-?[0-9]{1,20}")
+"""A 64-bit integer as a plain decimal string (20 digits hold 2**64 - 1); any other string goes to json_format."""
 
 
 class _DuplicateKey(ValueError):
@@ -152,7 +178,7 @@ def _plain_scalar(fd: Any, value: Any) -> Any:
     """The field's value for a JSON value in one of the plain shapes, else ``_NOT_PLAIN``."""
     kind = fd.type
     if kind in _INT_RANGES:
-        if type(value) is str and value.isascii() and value.lstrip("-").isdigit() and value[:1] != "+":
+        if type(value) is str and _DECIMAL.fullmatch(value):
             value = int(value)
         elif type(value) is not int:
             return _NOT_PLAIN

@@ -1,4 +1,5 @@
-"""The gateway's fast JSON reader reads exactly what json_format reads, and refuses what it refuses."""
+"""The gateway's fast JSON reader reads exactly what json_format reads, and refuses what it refuses; whatever the
+body, it returns a message or raises JsonError with a bounded message that encodes as UTF-8."""
 
 from __future__ import annotations
 
@@ -35,15 +36,25 @@ ODD_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
+def read(body: bytes, cls: Any) -> tuple[str, Any]:
+    """('ok', message) or ('error', None) through the gateway's reader, which may raise nothing but JsonError."""
+    try:
+        return "ok", protojson.parse(body, cls)
+    except protojson.JsonError as exc:
+        text = str(exc)
+        assert len(text) <= protojson.MAX_ERROR and text.encode("utf-8"), text[:200]
+        return "error", None
+
+
 def outcome(body: bytes, cls: Any, fast: bool) -> tuple[str, Any]:
     """('ok', message) or ('error', None): through the gateway's reader, or through json_format alone."""
+    if fast:
+        return read(body, cls)
     try:
-        if fast:
-            return "ok", protojson.parse(body, cls)
         msg = cls()
         json_format.Parse(body.decode(), msg, ignore_unknown_fields=False, max_recursion_depth=32)
         return "ok", msg
-    except (protojson.JsonError, json_format.ParseError, ValueError, TypeError, RecursionError):
+    except (json_format.ParseError, ValueError, TypeError, RecursionError):
         return "error", None
 
 
@@ -80,3 +91,63 @@ def test_the_fast_reader_agrees_with_json_format(cls: Any, good: dict[str, Any])
     for body in bodies:
         fast, slow = outcome(body, cls, True), outcome(body, cls, False)
         assert fast == slow, body
+
+
+SIGNS = ["", "-", "--", "+", "-+", " ", "\t"]
+DIGITS = ["", "0", "7", "007", "1_000", "٣", "²", "9" * 19, "9" * 20, "9" * 21, "1" * 4300, "1" * 4301, "1" * 5000,
+          "0" * 5000 + "1"]  # fmt: skip
+TAILS = ["", ".", ".0", ".5", "e", "e3", "E-3", "e999", "e-999", "e+99999999999", " ", "\n", "\x00", "\ud800", "x"]
+WORDS = ["NaN", "-NaN", "Infinity", "-Infinity", "inf", "0x1F", "0b1", "0o7", "\ud800", "1\udfff"]
+
+
+def number_shapes() -> list[str]:
+    """JSON values for numbers of every shape: each text as a JSON string, and bare where it is ASCII with no space
+    (a JSON number, ``NaN`` and ``Infinity`` that Python's parser reads, or text that is no JSON at all)."""
+    texts = [s + d + t for s in SIGNS for d in DIGITS for t in TAILS if len(d) < 30 or t in ("", ".0", "e3", "e999")]
+    texts += WORDS
+    bare = [t for t in texts if t.isascii() and t.isprintable() and " " not in t]
+    return [json.dumps(t) for t in texts] + bare
+
+
+def test_number_strings_of_every_shape_are_read_or_refused_as_json_format_does() -> None:
+    """Once ``"--1"`` and strings of more than 4,300 digits raised a ValueError out of the reader (HTTP 500)."""
+    for shape in number_shapes():
+        for cls, template in (
+            (svc.ActRequest, '{"expectedSeq": %s}'),  # int64
+            (svc.ActRequest, '{"action": {"seat": %s, "kind": "HIT"}}'),  # int32, nested
+            (svc.CreateTableRequest, '{"seats": [{"name": "a", "chips": %s}]}'),  # int64 in a list
+            (svc.AdviseRequest, '{"samples": %s}'),  # int32
+        ):
+            body = (template % shape).encode()
+            assert read(body, cls) == outcome(body, cls, fast=False), body[:120]
+    for body in (b'{"expectedSeq": "--1"}', b'{"expectedSeq": "' + b"1" * 4301 + b'"}'):
+        assert read(body, svc.ActRequest) == ("error", None)
+
+
+@pytest.mark.parametrize("body", [b"[]", b"[{}]", b"1", b"-0.5", b"1e999", b'""', b'"x"', b"null", b"true", b"false"])
+def test_a_body_that_is_not_a_json_object_is_refused(body: bytes) -> None:
+    """json_format reads ``[]`` and ``""`` as the empty message (it iterates them); the body must be an object."""
+    for cls in (svc.ListGamesRequest, svc.ActRequest):
+        with pytest.raises(protojson.JsonError, match="must be a JSON object"):
+            protojson.parse(body, cls)
+    assert protojson.parse(b"  ", svc.ListGamesRequest) == svc.ListGamesRequest()  # an empty body still is
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"tableId": "\\ud800"}',  # a lone surrogate in a string field: the message refuses it
+        b'{"action": {"kind": "HIT\\udfff"}}',  # in an enum name, which json_format's message quotes
+        b'{"\\ud800": 1}',  # in a field name, quoted too
+        b'{"expectedSeq": "1\\ud800"}',
+        b'{"state": "\\ud800AAA"}',  # in base64 bytes
+        b'{"x' + b"y" * 50_000 + b'": 1}',  # an unknown field, its name quoted
+        b'{"expectedSeq": "' + b"9" * 50_000 + b'"}',
+        b'{"expectedSeq": 1e999999, "seat": NaN}',
+        b'{"tableId": "a", "tableId": "a"}',  # a key twice
+        b'{"action": ' * 40 + b"{}" + b"}" * 40,  # deeper than 32 messages
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than the JSON parser goes
+    ],
+)
+def test_hostile_values_are_a_json_error_with_a_bounded_printable_message(body: bytes) -> None:
+    assert read(body, svc.ActRequest) == ("error", None)
