@@ -33,6 +33,7 @@ from mazziere.services.gateway.backend import Backend
 from mazziere.services.gateway.comments import proto_comments
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.errors import GatewayError, plain_error
+from mazziere.services.gateway.headers import SecurityHeaders, docs_policy
 from mazziere.services.gateway.routes import ROUTES, SERVICE, Route
 from mazziere.services.gateway.schema import Schema, message_schemas, ref
 from mazziere.services.logs import get_logger
@@ -87,7 +88,7 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
     _add_probes(app, backend, registry if config.gateway_metrics else None)
     if config.gateway_docs:
         _add_docs(app)
-    _add_web_table(app)
+    _add_web_table(app, source_maps=config.web_source_maps)
     app.add_exception_handler(StarletteHTTPException, _http_exception)
     app.add_exception_handler(RequestValidationError, _validation_exception)
     app.add_exception_handler(GatewayError, _gateway_error)
@@ -101,6 +102,8 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             max_age=600,
         )
     app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
+    # Outermost, so Observe's own 500 gets the headers too; static files may be cached, nothing else.
+    app.add_middleware(SecurityHeaders, web=WEB_PATH, static=(WEB_PATH + "/", SWAGGER_UI_STATIC + "/"))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -252,17 +255,20 @@ def _add_docs(app: FastAPI) -> None:
     import swagger_ui_bundle
 
     app.mount(SWAGGER_UI_STATIC, StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="swagger-ui")
-    openapi_url = app.openapi_url or "/openapi.json"
-
-    @app.get("/docs", include_in_schema=False)
-    async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=openapi_url,
+    page = bytes(
+        get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
             title=f"{app.title} - Swagger UI",
             swagger_js_url=f"{SWAGGER_UI_STATIC}/swagger-ui-bundle.js",
             swagger_css_url=f"{SWAGGER_UI_STATIC}/swagger-ui.css",
             swagger_favicon_url=f"{SWAGGER_UI_STATIC}/favicon-32x32.png",
-        )
+        ).body
+    )
+    policy = {"Content-Security-Policy": docs_policy(page)}  # its inline start-up script allowed by its hash
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(page, headers=policy)
 
 
 # -- the web table ---------------------------------------------------------------------------------
@@ -270,12 +276,30 @@ def _add_docs(app: FastAPI) -> None:
 WEB_PATH = "/play"
 WEB_DIST = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
 """The built web table (clients/web, ``make run`` builds it): served at /play when it exists."""
+WEB_SOURCE_MAP = "app.js.map"
 
 
-def _add_web_table(app: FastAPI) -> None:
+class WebFiles(StaticFiles):
+    """The built web table; its source map (``app.js.map``) only with ``MAZZIERE_WEB_SOURCE_MAPS``, and then
+    linked from ``app.js`` by a ``SourceMap`` header (the bundle itself names no map)."""
+
+    def __init__(self, directory: Path, *, source_maps: bool) -> None:
+        super().__init__(directory=directory, html=True)
+        self.source_maps = source_maps
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if path.endswith(".map") and not self.source_maps:
+            raise StarletteHTTPException(404)
+        response = await super().get_response(path, scope)
+        if self.source_maps and path == "app.js":
+            response.headers["SourceMap"] = WEB_SOURCE_MAP
+        return response
+
+
+def _add_web_table(app: FastAPI, *, source_maps: bool) -> None:
     if not (WEB_DIST / "index.html").is_file():
         return
-    app.mount(WEB_PATH + "/", StaticFiles(directory=WEB_DIST, html=True), name="play")
+    app.mount(WEB_PATH + "/", WebFiles(WEB_DIST, source_maps=source_maps), name="play")
 
     @app.get(WEB_PATH, include_in_schema=False)
     async def play() -> RedirectResponse:

@@ -34,6 +34,9 @@ class GatewayConfig(Config):
     gateway_read_timeout_seconds: float = 10.0
     """How long a REST caller may take to send a request's headers, and then its body (408 or a closed
     connection beyond)."""
+    web_source_maps: bool = False
+    """Serve the web table's source map (``/play/app.js.map``, linked by a ``SourceMap`` header on ``app.js``);
+    off, it is a 404."""
 
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> GatewayConfig:

@@ -5,8 +5,9 @@ installs Chromium with apt when it is missing; without a browser the tests are s
 played by clicking only, bots' turns by the page; one hand is played with the keyboard alone; and each game's
 table is asked what the player should do at the player's first move. After every move
 the test asks the service, with the bots' keys the page keeps, which cards each bot holds face down for the
-player, and checks that none of them is drawn face up anywhere in the page. Screenshots go to the test's
-folder, and to docs/web-<game>.png with UPDATE_SCREENSHOTS=1.
+player, and checks that none of them is drawn face up anywhere in the page. The page runs under the gateway's
+Content-Security-Policy: anything it blocks is a page error. Screenshots go to the test's folder, and to
+docs/web-<game>.png with UPDATE_SCREENSHOTS=1.
 """
 
 from __future__ import annotations
@@ -166,6 +167,8 @@ def open_table(
     page = browser.new_page(viewport={"width": width, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # Chromium logs every load or script the page's Content-Security-Policy blocks.
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     page.errors = errors
     page.goto(f"{base_url}/play/?botDelay=0")
     page.evaluate("localStorage.clear()")
@@ -316,6 +319,8 @@ def test_the_gateway_serves_the_page_at_play_beside_the_api(base_url: str) -> No
     with urllib.request.urlopen(f"{base_url}/play", timeout=10) as answer:  # redirected to /play/
         assert answer.url.endswith("/play/")
         assert '<div id="app"' in answer.read().decode()
+        policy = answer.headers["content-security-policy"]  # the pages' tests above see no violation of it
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
     with urllib.request.urlopen(f"{base_url}/play/app.js", timeout=10) as answer:
         assert answer.headers["content-type"].startswith("text/javascript")
     with urllib.request.urlopen(f"{base_url}/v1/games", timeout=10) as answer:
