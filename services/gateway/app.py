@@ -11,7 +11,7 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from google.protobuf.message import Message as ProtoMessage
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -28,14 +28,16 @@ from starlette.requests import ClientDisconnect
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mazziere.services.core.call import Call
 from mazziere.services.gateway import connect, protojson
-from mazziere.services.gateway.backend import Backend
+from mazziere.services.gateway.backend import Backend, http_call
 from mazziere.services.gateway.comments import proto_comments
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.errors import GatewayError, plain_error
 from mazziere.services.gateway.headers import SecurityHeaders, docs_policy
 from mazziere.services.gateway.routes import ROUTES, SERVICE, Route
 from mazziere.services.gateway.schema import Schema, message_schemas, ref
+from mazziere.services.gateway.stream import Chunks, WrittenStream
 from mazziere.services.logs import get_logger
 
 SEAT_KEY_HEADER = "X-Seat-Key"
@@ -97,7 +99,13 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
             CORSMiddleware,
             allow_origins=config.origins,
             allow_methods=["GET", "POST"],
-            allow_headers=["Content-Type", SEAT_KEY_HEADER, REQUEST_ID_HEADER, *connect.CORS_ALLOW_HEADERS],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                SEAT_KEY_HEADER,
+                REQUEST_ID_HEADER,
+                *connect.CORS_ALLOW_HEADERS,
+            ],
             expose_headers=[REQUEST_ID_HEADER, *connect.CORS_EXPOSE_HEADERS],
             max_age=600,
         )
@@ -136,10 +144,10 @@ def _endpoint(
                 if current and current != header:
                     raise GatewayError.invalid_request(f"the {SEAT_KEY_HEADER} header and seatKey disagree")
                 message.seat_key = header  # type: ignore[attr-defined]
-        request_id = request.scope.get("mazziere.request_id", "")
+        call = http_call(request)
         if route.streaming:
-            return await _stream(backend.stream(rpc, message, request_id))
-        answer = await backend.call(rpc, message, request_id)
+            return _stream(backend, rpc, message, call)
+        answer = await backend.call(rpc, message, call)
         return Response(protojson.to_json(answer), media_type=_JSON)
 
     endpoint.__name__ = rpc
@@ -149,24 +157,22 @@ def _endpoint(
 NDJSON = "application/x-ndjson"
 
 
-async def _stream(items: AsyncIterator[ProtoMessage]) -> Response:
+def _stream(backend: Backend, rpc: str, message: ProtoMessage, call: Call) -> Response:
     """NDJSON: one response per line. A refusal before the first is an ordinary error answer (its HTTP status);
     one after it is a last line holding the error envelope, since the status has been sent."""
-    iterator = aiter(items)
-    try:
-        first = await anext(iterator)
-    except StopAsyncIteration:
-        return Response(b"", media_type=NDJSON)
 
-    async def lines() -> AsyncIterator[bytes]:
-        yield protojson.to_json(first) + b"\n"
-        try:
-            async for item in iterator:
-                yield protojson.to_json(item) + b"\n"
-        except GatewayError as exc:
-            yield exc.json() + b"\n"
+    async def produce(write: Chunks) -> None:
+        async def line(item: ProtoMessage) -> None:
+            await write(protojson.to_json(item) + b"\n")
 
-    return StreamingResponse(lines(), media_type=NDJSON)
+        await backend.stream(rpc, message, call, None, line)
+
+    def last(error: GatewayError | None, started: bool) -> bytes | Response:
+        if error is None:
+            return b""
+        return error.json() + b"\n" if started else error_response(error)
+
+    return WrittenStream(produce, last, NDJSON)
 
 
 CLIENT_CLOSED = 499

@@ -26,7 +26,7 @@ import asyncio
 import base64
 import json
 import urllib.parse
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,13 +38,14 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.rpc import error_details_pb2, status_pb2
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from mazziere.services.errors import DOMAIN, STATUS_DETAILS_KEY
 from mazziere.services.gateway import protojson
-from mazziere.services.gateway.backend import Backend
+from mazziere.services.gateway.backend import Backend, Write, http_call
 from mazziere.services.gateway.errors import HTTP_STATUS, GatewayError
 from mazziere.services.gateway.routes import SERVICE
+from mazziere.services.gateway.stream import Chunks, WrittenStream
 
 CORS_ALLOW_HEADERS = [
     "Connect-Protocol-Version",
@@ -340,14 +341,14 @@ def _endpoint(
             message = codec.decode(_unwrap(protocol, await _read(request, max_body, read_timeout)), rpc.request_class)
         except GatewayError as exc:
             return _error_response(protocol, codec, exc)
-        request_id = request.scope.get("mazziere.request_id", "")
+        call = http_call(request)
         media = protocol.prefix + codec.name
         if rpc.streaming:
-            return StreamingResponse(
-                _stream(protocol, codec, backend.stream(rpc.name, message, request_id, timeout)), media_type=media
+            return _stream(
+                protocol, codec, media, lambda write: backend.stream(rpc.name, message, call, timeout, write)
             )
         try:
-            answer = codec.encode(await backend.call(rpc.name, message, request_id, timeout))
+            answer = codec.encode(await backend.call(rpc.name, message, call, timeout))
         except GatewayError as exc:
             return _error_response(protocol, codec, exc)
         if protocol is CONNECT_UNARY:
@@ -358,12 +359,13 @@ def _endpoint(
     return endpoint
 
 
-async def _stream(protocol: Protocol, codec: Codec, items: AsyncIterator[Message]) -> AsyncIterator[bytes]:
+def _stream(protocol: Protocol, codec: Codec, media: str, run: Callable[[Write], Awaitable[None]]) -> WrittenStream:
     """Every answer enveloped, then the end: a refusal before or between answers goes in the last envelope."""
-    error: GatewayError | None = None
-    try:
-        async for item in items:
-            yield _envelope(0, codec.encode(item))
-    except GatewayError as exc:
-        error = exc
-    yield _end(protocol, error)
+
+    async def produce(write: Chunks) -> None:
+        async def envelope(item: Message) -> None:
+            await write(_envelope(0, codec.encode(item)))
+
+        await run(envelope)
+
+    return WrittenStream(produce, lambda error, _started: _end(protocol, error), media)
