@@ -108,7 +108,9 @@ def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
     from mazziere.services.gateway.run import channel_methods
     from tests.gateway.conftest import BASE
 
-    dead = ChannelBackend(f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=5.0)
+    dead = ChannelBackend(
+        f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=5.0
+    )
     app = create_app(dead, BASE)
     transport = httpx.ASGITransport(app=app)
 
