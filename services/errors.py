@@ -36,6 +36,9 @@ class ServiceReason(Enum):
     SHUTTING_DOWN = "SHUTTING_DOWN"
     API_KEY_INVALID = "API_KEY_INVALID"
     QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
+    TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+    CAPABILITY_INVALID = "CAPABILITY_INVALID"
+    TABLE_CLOSED = "TABLE_CLOSED"
 
 
 _CODES = {
@@ -52,6 +55,9 @@ _CODES = {
     ServiceReason.SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServiceReason.API_KEY_INVALID: grpc.StatusCode.UNAUTHENTICATED,
     ServiceReason.QUOTA_EXCEEDED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.TABLE_NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    ServiceReason.CAPABILITY_INVALID: grpc.StatusCode.PERMISSION_DENIED,
+    ServiceReason.TABLE_CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
 }
 
 
