@@ -35,6 +35,16 @@ class CostClass(Enum):
     """Up to the replay budget: Advise."""
     REPLAY = "replay"
     """Up to the replay budget: Replay and StreamReplay."""
+    HOST = "host"
+    """A call of the host (its own work is a little I/O on the event loop; its engine calls are admitted again)."""
+    WATCH = "watch"
+    """A host's Watch stream: idle most of its life, so it costs a connection, not a worker."""
+
+
+BUDGETED = frozenset({CostClass.BOT, CostClass.ADVICE, CostClass.REPLAY})
+"""The classes whose calls the server's budget (``MAZZIERE_REPLAY_SECONDS``) cuts, whatever the caller's deadline."""
+ON_LOOP = frozenset({CostClass.HOST, CostClass.WATCH})
+"""The classes whose handlers are coroutines, awaited on the event loop (no worker threads)."""
 
 
 @dataclass(frozen=True, slots=True)

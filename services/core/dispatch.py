@@ -20,7 +20,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from mazziere.services.core.admission import Admission, CostClass, Ticket
+from mazziere.services.core.admission import BUDGETED, ON_LOOP, Admission, CostClass, Ticket
 from mazziere.services.core.call import Call
 from mazziere.services.core.observe import Observer, request_id
 from mazziere.services.errors import ServiceError, ServiceReason
@@ -85,6 +85,7 @@ class Dispatcher:
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()
+            if cost not in ON_LOOP
         }
         self.budget_seconds = budget_seconds
         self.write_seconds = write_seconds
@@ -95,6 +96,10 @@ class Dispatcher:
 
     def method(self, service: str, name: str) -> Method | None:
         return self.methods.get((service, name))
+
+    def serve(self, methods: Sequence[Method]) -> None:
+        """Serve more methods (before a transport starts): a service whose handlers call this very core."""
+        self.methods.update({(m.service, m.name): m for m in methods})
 
     # -- the interface --------------------------------------------------------------------------------
 
@@ -108,8 +113,11 @@ class Dispatcher:
         limits: _Limits | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout)
-            future = self._submit(cost, ticket, self._answer, method, message, call, cost, wire)
-            response = await self._wait(future, limits)
+            if cost in ON_LOOP:
+                response = await self._on_loop(method, message, call, ticket, wire)
+            else:
+                future = self._submit(cost, ticket, self._answer, method, message, call, cost, wire)
+                response = await self._wait(future, limits)
             for answered in call.on_answered:
                 answered()
             return response
@@ -148,6 +156,14 @@ class Dispatcher:
         step: futures.Future[Any] | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout)
+            if cost in ON_LOOP:
+                answers = method.handler(message, call)
+                try:
+                    async for answer in answers:
+                        await self._write(write, answer.SerializeToString() if wire else answer)
+                finally:
+                    await answers.aclose()
+                return
             pool = self.pools[cost]
             self._check_open()
             steps = iter(method.handler(message, call))
@@ -157,12 +173,7 @@ class Dispatcher:
                 step = None
                 if item is _DONE:
                     return
-                try:
-                    await asyncio.wait_for(write(item), self.write_seconds)
-                except TimeoutError:
-                    code = grpc.StatusCode.CANCELLED
-                    reason = "STALLED_READER"
-                    raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+                await self._write(write, item)
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
@@ -171,6 +182,7 @@ class Dispatcher:
             code = grpc.StatusCode.CANCELLED
             raise
         except Stalled:
+            code, reason = grpc.StatusCode.CANCELLED, "STALLED_READER"
             raise
         except Exception as exc:
             code = grpc.StatusCode.INTERNAL
@@ -181,6 +193,20 @@ class Dispatcher:
                 limits.left.set()
             self._end_stream(ticket, steps, step)
             self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+
+    async def _write(self, write: Write, item: Any) -> None:
+        try:
+            await asyncio.wait_for(write(item), self.write_seconds)
+        except TimeoutError:
+            raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+
+    async def _on_loop(self, method: Method, message: Any, call: Call, ticket: Ticket, wire: bool) -> Any:
+        """A coroutine handler, awaited here; its place is given back when it ends."""
+        try:
+            response = await method.handler(message, call)
+        finally:
+            ticket.release()
+        return self._check_size(response.SerializeToString()) if wire else response
 
     def close(self) -> None:
         """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
@@ -203,8 +229,9 @@ class Dispatcher:
         cost = method.cost(message)
         if method.creates_table:
             self.admission.create_table(tenant)
-        ticket = self.admission.admit(cost, tenant, getattr(message, "table_id", ""))
-        budget = None if cost is CostClass.MOVE else self.budget_seconds
+        table_id = "" if cost in ON_LOOP else getattr(message, "table_id", "")  # a table's many watchers are fine
+        ticket = self.admission.admit(cost, tenant, table_id)
+        budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)
 
     def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
@@ -238,7 +265,7 @@ class Dispatcher:
         _check_deadline(call)
         if wire:
             return self._check_size(response.SerializeToString())
-        if cost is not CostClass.MOVE:
+        if cost in BUDGETED:
             self._check_size(response.ByteSize())
         return response
 
