@@ -68,6 +68,31 @@ class Config:
     max_connection_age_grace_ms: int = 30_000
     tls_cert_file: str = ""
     tls_key_file: str = ""
+    host_enabled: bool = True
+    """Serve HostService (tables between people) in this process; off on engine-only replicas."""
+    data_dir: str = "data"
+    """Where the embedded default keeps its SQLite store and, with no sealing keys configured, its sealing key."""
+    store_url: str = ""
+    """The host's store: ``sqlite:///path`` or ``postgresql://...``; empty: ``<data_dir>/tables.db`` in SQLite."""
+    host_replicas: int = 1
+    """How many host replicas share the store (more than one needs PostgreSQL)."""
+    public_url: str = "http://localhost:8080"
+    """The web table's address as players' browsers reach it: the base of every invite link."""
+    engine_target: str = ""
+    """The host's TableService: empty for the engine in this process, else a gRPC target (``engine:50051``)."""
+    engine_api_key: str = ""
+    """The API key the host sends to TableService when that one requires keys (MAZZIERE_TENANTS)."""
+    turn_seconds: int = 60
+    """A person's turn time when the table names none: then the host plays the turn (cautious policy)."""
+    bot_delay_ms: int = 700
+    """How long a bot seat waits before it plays, so people can follow its moves."""
+    table_idle_hours: float = 72.0
+    """A table not moved for this long is removed with its log."""
+    watchers: int = 10_000
+    """Watch streams taken at a time (beyond: OVERLOADED)."""
+    heartbeat_seconds: float = 15.0
+    """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
+
     reflection: bool = True
     log_level: str = "info"
     log_calls: bool = True
@@ -112,11 +137,26 @@ class Config:
                 raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
         if self.replay_seconds <= 0 or self.stream_write_seconds <= 0:
             raise ConfigError("MAZZIERE_REPLAY_SECONDS and MAZZIERE_STREAM_WRITE_SECONDS must be > 0")
+        if self.host_enabled and self.host_replicas > 1 and self.store.startswith("sqlite:"):
+            raise ConfigError(
+                f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "
+                "serves one host process"
+            )
+        if self.turn_seconds < 1 or self.heartbeat_seconds <= 0 or self.watchers < 1 or self.table_idle_hours <= 0:
+            raise ConfigError(
+                "MAZZIERE_TURN_SECONDS and MAZZIERE_WATCHERS must be >= 1, MAZZIERE_HEARTBEAT_SECONDS and "
+                "MAZZIERE_TABLE_IDLE_HOURS > 0"
+            )
         if self.tenants and self.tenants_file:
             raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
             if not 0 <= port <= 65535:
                 raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
+
+    @property
+    def store(self) -> str:
+        """The host's store URL (``MAZZIERE_STORE_URL``, else SQLite in the data directory)."""
+        return self.store_url or f"sqlite:///{self.data_dir}/tables.db"
 
     def tenants_json(self) -> str:
         """The tenants' JSON, from the setting or its file."""

@@ -1,0 +1,66 @@
+"""Fan-out inside one host process: each Watch stream waits here for its table's next step or presence change.
+
+Steps reach the hub from the store's listener (so a step applied by another replica wakes this one's watchers
+too); the watchers then read what their audience saw from the store. Presence (who has the table open) is counted
+here, per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed."""
+
+    seq: int
+    at: float
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
+        self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
+
+    def subscribe(self, table_id: str) -> asyncio.Queue[News]:
+        queue: asyncio.Queue[News] = asyncio.Queue(maxsize=256)
+        self._queues[table_id].add(queue)
+        return queue
+
+    def unsubscribe(self, table_id: str, queue: asyncio.Queue[News]) -> None:
+        queues = self._queues.get(table_id)
+        if queues is not None:
+            queues.discard(queue)
+            if not queues:
+                del self._queues[table_id]
+
+    def publish(self, table_id: str, seq: int) -> None:
+        news = News(seq, time.monotonic())
+        for queue in self._queues.get(table_id, ()):
+            if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
+                queue.get_nowait()
+            queue.put_nowait(news)
+
+    def arrive(self, table_id: str, seat: int) -> None:
+        self._present[table_id][seat] += 1
+        self.publish(table_id, 0)
+
+    def leave(self, table_id: str, seat: int) -> None:
+        present = self._present[table_id]
+        present[seat] -= 1
+        if present[seat] <= 0:
+            del present[seat]
+        if not present:
+            del self._present[table_id]
+        self.publish(table_id, 0)
+
+    def connected(self, table_id: str) -> set[int]:
+        return set(self._present.get(table_id, ()))
+
+    @property
+    def watchers(self) -> int:
+        return sum(len(q) for q in self._queues.values())
