@@ -55,6 +55,7 @@ def _serve(port: int, keys: str, log_calls: bool) -> None:
         port=port,
         metrics_port=0,
         seal_keys=keys,
+        table_calls=1 << 16,  # every call replays one table: no per-table limit here
         log_calls=log_calls,
     )
     serve(config, extra_methods=[echo])

@@ -66,6 +66,7 @@ def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
         rest_host="127.0.0.1",
         rest_port=port,
         seal_keys=keys,
+        table_calls=1 << 16,  # every call replays one table: no per-table limit here
         log_calls=log_calls,
         gateway_embedded=embedded,
     )
