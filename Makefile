@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint lock image container-tools clients generate-go bench clean golden mutate
+.PHONY: setup run test lint lock image container-tools postgres-tools clients generate-go bench clean golden mutate
 
 # One virtual environment, filled in two steps from the lock files (requirements/, versions and hashes, made from
 # pyproject.toml by `make lock`): what running needs (`make run`), then the development tools (`make test`).
@@ -134,6 +134,20 @@ container-tools:
 		echo "apt-get install $(CONTAINER_PACKAGES)"; apt-get update -qq \
 		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CONTAINER_PACKAGES) > /dev/null; \
 	else echo "make: $(CONTAINER_PACKAGES) are not all installed (root with apt installs them)"; fi
+
+# The store tests (tests/host/test_store.py) run PostgreSQL on a private cluster of their own, started from Debian's
+# binaries (/usr/lib/postgresql/*/bin) as the postgres user. As root with apt, the postgresql package is installed
+# here; where it cannot be, those tests are skipped and say how to get it.
+postgres-tools:
+	@if ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "apt-get install postgresql"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql > /dev/null; } \
+			|| echo "make: apt-get could not install postgresql: the PostgreSQL store tests will be skipped"; \
+	else echo "make: PostgreSQL is not installed, and apt-get is not available as root:" \
+		"the PostgreSQL store tests will be skipped"; fi
+
+test: postgres-tools
 
 # The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
 test: lint $(KUSTOMIZE) $(KUBE_SCORE) clients container-tools

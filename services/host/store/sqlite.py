@@ -1,0 +1,256 @@
+"""The embedded store: one SQLite file on local disk, kept by one host process.
+
+Every call runs on one worker thread of the store's own, so the event loop never waits on the disk, and the calls
+run one at a time in the order they were made. The database is in WAL mode with ``synchronous=FULL``: each step is
+on disk (the log synced) when its call returns, so neither a killed host nor a lost machine loses a move the
+players were answered; at a move's pace (people's turns) the one sync per step costs nothing that shows.
+
+One host process only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
+second host on the same file refuses to start. Listeners hear this host's notifications (there is no other).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mazziere.services.host.store import Listener, Step, StoreError, TableRecord, schema
+from mazziere.services.logs import get_logger
+
+T = TypeVar("T")
+log = get_logger("mazziere.host.store")
+MEMORY = ":memory:"
+"""The path of a database in memory (tests): no file, no lock, gone when closed."""
+
+_SQL = schema.SQLITE.sql
+INSERT_TABLE = _SQL(schema.INSERT_TABLE)
+SELECT_TABLE = _SQL(schema.SELECT_TABLE)
+SELECT_CAPABILITIES = _SQL(schema.SELECT_CAPABILITIES)
+INSERT_CAPABILITY = _SQL(schema.INSERT_CAPABILITY)
+UPSERT_CAPABILITY = _SQL(schema.UPSERT_CAPABILITY)
+INSERT_STEP = _SQL(schema.INSERT_STEP)
+INSERT_SEEN = _SQL(schema.INSERT_SEEN)
+ADVANCE = _SQL(schema.ADVANCE)
+CLOSE = _SQL(schema.CLOSE)
+SELECT_SEEN = _SQL(schema.SELECT_SEEN)
+DUE = _SQL("SELECT table_id, seq " + schema.DUE)
+LEASE = _SQL(schema.LEASE)
+EXPIRE = _SQL(schema.EXPIRE)
+COUNT = _SQL(schema.COUNT)
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction, committed if the block ends normally (a ``return`` too), else rolled back."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    finally:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
+def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
+    row, seen = schema.step_rows(table_id, step)
+    db.execute(INSERT_STEP, row)
+    db.executemany(INSERT_SEEN, seen)
+
+
+class SqliteStore:
+    """The tables of one host in the SQLite database at ``path`` (its folders are made; ``:memory:`` for none).
+
+    Opening takes the lock, makes the database (mode 0600) and migrates its schema forward; it raises
+    :class:`StoreError` if another host holds the lock or the file is not a database this host can use."""
+
+    def __init__(self, path: str | os.PathLike[str], *, clock: Callable[[], int] = schema.now_ms) -> None:
+        self.path = os.fspath(path)
+        self._clock = clock
+        self._listeners: list[Listener] = []
+        self._closed = False
+        self._db: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite")
+        try:
+            self._worker.submit(self._open).result()
+        except BaseException:
+            self._worker.submit(self._release).result()
+            self._worker.shutdown()
+            raise
+
+    # -- on the worker thread ------------------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        try:
+            if self.path != MEMORY:
+                database = Path(self.path)
+                database.parent.mkdir(parents=True, exist_ok=True)
+                self._lock(Path(f"{self.path}.lock"))
+                os.close(os.open(database, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+                for file in (database, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    if file.exists():
+                        file.chmod(0o600)
+            self._db = db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0, check_same_thread=True)
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal" and self.path != MEMORY:
+                raise StoreError(f"SQLite store {self.path}: WAL mode is not available here (journal mode {mode})")
+            db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA foreign_keys = ON")
+            with _transaction(db):
+                db.execute(schema.CREATE_VERSION)
+                db.execute(schema.INSERT_VERSION)
+                version = db.execute(schema.SELECT_VERSION).fetchone()[0]
+                for statement in schema.pending(version):
+                    db.execute(schema.SQLITE.sql(statement))
+                db.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
+        except (sqlite3.Error, OSError) as error:
+            raise StoreError(f"SQLite store {self.path}: cannot open: {error}") from error
+
+    def _lock(self, lock: Path) -> None:
+        self._lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.fchmod(self._lock_fd, 0o600)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(
+                f"another host uses this store ({self.path}); SQLite serves one host process: "
+                "use PostgreSQL for replicas"
+            ) from None
+
+    def _release(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # and with it the lock
+            self._lock_fd = None
+
+    def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        try:
+            return work(self._db)
+        except sqlite3.Error as error:
+            raise StoreError(f"SQLite store {self.path}: {error}") from error
+
+    def _create(self, table: TableRecord, first: Step, db: sqlite3.Connection) -> None:
+        with _transaction(db):
+            db.execute(INSERT_TABLE, schema.table_row(table, self._clock()))
+            db.executemany(INSERT_CAPABILITY, [(table.table_id, a, d) for a, d in table.capabilities.items()])
+            _append(db, table.table_id, first)
+
+    @staticmethod
+    def _get(table_id: str, db: sqlite3.Connection) -> TableRecord | None:
+        row = db.execute(SELECT_TABLE, (table_id,)).fetchone()
+        if row is None:
+            return None
+        return schema.table_record(row, db.execute(SELECT_CAPABILITIES, (table_id,)).fetchall())
+
+    def _advance(
+        self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, db: sqlite3.Connection
+    ) -> bool:
+        with _transaction(db):
+            changed = db.execute(ADVANCE, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
+            if changed != 1:
+                return False
+            _append(db, table_id, step)
+            return True
+
+    def _close_table(self, table_id: str, step: Step, db: sqlite3.Connection) -> bool:
+        with _transaction(db):
+            if db.execute(CLOSE, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
+                return False
+            _append(db, table_id, step)
+            return True
+
+    @staticmethod
+    def _claim(now_ms: int, lease_ms: int, owner: str, limit: int, db: sqlite3.Connection) -> list[tuple[str, int]]:
+        with _transaction(db):
+            due: list[tuple[str, int]] = db.execute(DUE, (now_ms, now_ms, limit)).fetchall()
+            db.executemany(LEASE, [(owner, now_ms + lease_ms, table_id) for table_id, _ in due])
+            return due
+
+    @staticmethod
+    def _write(statement: str, parameters: tuple[object, ...], db: sqlite3.Connection) -> int:
+        with _transaction(db):
+            return db.execute(statement, parameters).rowcount
+
+    @staticmethod
+    def _read(statement: str, parameters: tuple[object, ...], db: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        return db.execute(statement, parameters).fetchall()
+
+    # -- the Store -----------------------------------------------------------------------------------------------
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self._call, work)
+
+    async def open(self) -> SqliteStore:
+        """The store, open (it opened when made)."""
+        if self._closed:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        return self
+
+    async def create(self, table: TableRecord, first: Step) -> None:
+        await self._run(partial(self._create, table, first))
+
+    async def get(self, table_id: str) -> TableRecord | None:
+        return await self._run(partial(self._get, table_id))
+
+    async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
+        return await self._run(partial(self._advance, table_id, expected_seq, token, due_ms, step))
+
+    async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
+        rows = await self._run(partial(self._read, SELECT_SEEN, (table_id, audience, after_seq, limit)))
+        return [(seq, bytes(body)) for seq, body in rows]
+
+    async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
+        await self._run(partial(self._write, UPSERT_CAPABILITY, (audience, digest, table_id)))
+
+    async def close(self, table_id: str, step: Step) -> bool:
+        return await self._run(partial(self._close_table, table_id, step))
+
+    async def claim_due(self, now_ms: int, lease_ms: int, owner: str, limit: int = 100) -> list[tuple[str, int]]:
+        return await self._run(partial(self._claim, now_ms, lease_ms, owner, limit))
+
+    async def expire(self, idle_before_ms: int) -> int:
+        return await self._run(partial(self._write, EXPIRE, (idle_before_ms,)))
+
+    async def count(self) -> int:
+        rows = await self._run(partial(self._read, COUNT, ()))
+        return int(rows[0][0])
+
+    async def listen(self, listener: Listener) -> None:
+        if self._closed:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        self._listeners.append(listener)
+
+    async def notify(self, table_id: str, seq: int) -> None:
+        """Tell this host's listeners, one after the other (a listener that fails is logged and skipped)."""
+        if self._closed:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        for listener in list(self._listeners):
+            try:
+                await listener(table_id, seq)
+            except Exception:
+                log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
+
+    async def aclose(self) -> None:
+        """Finish the calls already made, then close the database and release its lock."""
+        if self._closed:
+            return
+        self._closed = True
+        self._listeners.clear()
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._worker, self._release)
+        finally:
+            self._worker.shutdown(wait=False)

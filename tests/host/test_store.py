@@ -1,0 +1,433 @@
+"""The host's stores, SQLite and PostgreSQL, by one suite: every test that takes ``backend`` runs on both.
+
+"Hosts" are stores of several host processes on one database: on PostgreSQL each its own store (its own
+connections), on SQLite the one store, which serves one host process. Times are passed in (``now_ms``): nothing
+here sleeps or waits on the clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mazziere.services.host.store import (
+    SCHEMA_VERSION,
+    SPECTATORS,
+    Step,
+    Store,
+    StoreError,
+    TableRecord,
+    open_store,
+)
+from mazziere.services.host.store.postgres import PostgresStore
+from mazziere.services.host.store.sqlite import SqliteStore
+from tests.host.conftest import Backend
+
+AUDIENCES = (SPECTATORS, "0", "1")
+HEAR_S = 60.0
+"""How long a listener is awaited before the test fails instead of hanging (a notification takes milliseconds)."""
+
+
+def table(table_id: str = "t1", **changes: object) -> TableRecord:
+    fields: dict[str, object] = {
+        "table_id": table_id,
+        "game": "sette_e_mezzo",
+        "token": b"token-0",
+        "seq": 0,
+        "seat_keys": ("key-a", "key-b"),
+        "settings": b'{"turn_seconds": 30}',
+        "capabilities": {"owner": b"d-owner", SPECTATORS: b"d-spectators", "0": b"d-0", "1": b"d-1"},
+        "due_ms": 0,
+        "created_ms": 1_000,
+        "updated_ms": 1_000,
+    }
+    fields.update(changes)
+    return TableRecord(**fields)  # type: ignore[arg-type]
+
+
+def step(seq: int, audiences: tuple[str, ...] = AUDIENCES, tag: str = "") -> Step:
+    """Step ``seq``, whose update for each audience reads ``audience@seq`` (and the tag)."""
+    return Step(seq, f"action {seq}".encode(), {a: f"{a}@{seq}{tag}".encode() for a in audiences})
+
+
+async def advance(store: Store, table_id: str, seq: int, *, due_ms: int = 0, tag: str = "") -> bool:
+    """Advances ``table_id`` from ``seq - 1`` to ``seq``."""
+    return await store.advance(table_id, seq - 1, f"token-{seq}{tag}".encode(), due_ms, step(seq, tag=tag))
+
+
+async def test_a_table_and_its_first_step_round_trip(backend: Backend) -> None:
+    store = await backend.open()
+    kept = table()
+    await store.create(kept, step(0))
+    assert await store.get("t1") == kept
+    assert await store.get("t2") is None
+    assert await store.count() == 1
+    for audience in AUDIENCES:
+        assert await store.steps("t1", audience, -1) == [(0, f"{audience}@0".encode())]
+    with pytest.raises(StoreError):
+        await store.create(table(), step(0))
+    assert await store.count() == 1
+
+
+async def test_a_move_at_the_tables_seq_applies_and_appends_and_a_stale_one_changes_nothing(backend: Backend) -> None:
+    store = await backend.open()
+    await store.create(table(due_ms=5_000), step(0))
+    assert await advance(store, "t1", 1, due_ms=9_000)
+    now = await store.get("t1")
+    assert now is not None
+    assert (now.seq, now.token, now.due_ms) == (1, b"token-1", 9_000)
+    assert now.updated_ms > 1_000  # the store's clock, not the record's
+    assert await store.steps("t1", "0", 0) == [(1, b"0@1")]
+
+    assert not await store.advance("t1", 0, b"stale", 0, step(1, tag="stale"))
+    assert not await store.advance("t1", 0, b"stale", 0, step(2, tag="stale"))
+    assert not await store.advance("gone", 0, b"stale", 0, step(1))
+    assert await store.get("t1") == now
+    assert await store.steps("t1", "0", -1) == [(0, b"0@0"), (1, b"0@1")]
+
+
+async def test_of_50_moves_at_one_seq_from_several_hosts_exactly_one_lands(backend: Backend) -> None:
+    hosts = await backend.hosts(3)
+    await hosts[0].create(table(), step(0))
+    landed = await asyncio.gather(*(advance(hosts[n % 3], "t1", 1, tag=f"/{n}") for n in range(50)))
+    assert landed.count(True) == 1
+    winner = landed.index(True)
+    now = await hosts[1].get("t1")
+    assert now is not None and (now.seq, now.token) == (1, f"token-1/{winner}".encode())
+    assert await hosts[2].steps("t1", "1", -1) == [(0, b"1@0"), (1, f"1@1/{winner}".encode())]
+
+
+async def test_steps_resume_after_any_seq_per_audience_losing_and_repeating_nothing(backend: Backend) -> None:
+    store = await backend.open()
+    for table_id in ("t1", "t2"):
+        await store.create(table(table_id), step(0))
+    for seq in range(1, 13):
+        # Seat 1 sees only even steps, as a seat may see nothing of a step.
+        audiences = AUDIENCES if seq % 2 == 0 else (SPECTATORS, "0")
+        assert await store.advance("t1", seq - 1, b"token", 0, step(seq, audiences))
+    assert await advance(store, "t2", 1)
+
+    everything = await store.steps("t1", "0", -1)
+    assert everything == [(seq, f"0@{seq}".encode()) for seq in range(13)]
+    for after in range(-1, 14):
+        assert await store.steps("t1", "0", after) == everything[after + 1 :]
+    assert [seq for seq, _ in await store.steps("t1", "1", 3)] == [4, 6, 8, 10, 12]
+    assert await store.steps("t1", "7", -1) == []
+    assert await store.steps("t2", SPECTATORS, -1) == [(0, b"spectators@0"), (1, b"spectators@1")]
+
+    pages, after = [], -1
+    while page := await store.steps("t1", SPECTATORS, after, limit=5):
+        assert len(page) <= 5
+        pages.extend(page)
+        after = page[-1][0]
+    assert pages == [(seq, f"spectators@{seq}".encode()) for seq in range(13)]
+
+
+async def test_a_capability_is_replaced_and_the_others_stay(backend: Backend) -> None:
+    store = await backend.open()
+    await store.create(table(), step(0))
+    await store.set_capability("t1", "0", b"d-0-new")
+    await store.set_capability("t1", "2", b"d-2")
+    await store.set_capability("gone", "0", b"d-x")
+    now = await store.get("t1")
+    assert now is not None
+    assert now.capabilities == {
+        "owner": b"d-owner",
+        SPECTATORS: b"d-spectators",
+        "0": b"d-0-new",
+        "1": b"d-1",
+        "2": b"d-2",
+    }
+    assert await store.get("gone") is None
+
+
+async def test_closing_appends_the_closing_step_and_stops_every_move(backend: Backend) -> None:
+    store = await backend.open()
+    await store.create(table(due_ms=5_000), step(0))
+    assert await advance(store, "t1", 1, due_ms=5_000)
+    assert not await store.close("t1", step(1, tag="closed"))  # not past the table's seq
+    assert await store.close("t1", step(2, tag="closed"))
+    now = await store.get("t1")
+    assert now is not None and (now.closed, now.seq, now.due_ms) == (True, 2, 0)
+    assert await store.steps("t1", "0", 1) == [(2, b"0@2closed")]
+    assert not await store.close("t1", step(3))
+    assert not await advance(store, "t1", 3)
+    assert not await store.close("gone", step(1))
+    assert await store.claim_due(10_000, 1_000, "host") == []
+    assert await store.steps("t1", "0", 1) == [(2, b"0@2closed")]
+
+
+async def test_a_due_timer_is_claimed_once_until_its_lease_runs_out(backend: Backend) -> None:
+    first, second = await backend.hosts(2)
+    await first.create(table("late", due_ms=2_000), step(0))
+    await first.create(table("early", due_ms=1_000), step(0))
+    await first.create(table("future", due_ms=50_000), step(0))
+    await first.create(table("untimed", due_ms=0), step(0))
+    await first.create(table("closed", due_ms=1_000, closed=True), step(0))
+
+    assert await first.claim_due(10_000, 5_000, "first", limit=1) == [("early", 0)]
+    assert await first.claim_due(10_000, 5_000, "first") == [("late", 0)]
+    assert await second.claim_due(10_000, 5_000, "second") == []
+    assert await second.claim_due(14_999, 5_000, "second") == []
+    assert await second.claim_due(15_000, 5_000, "second") == [("early", 0), ("late", 0)]
+
+    # A move clears the lease: the timer it sets is claimable as soon as it is due.
+    assert await advance(second, "late", 1, due_ms=16_000)
+    assert await first.claim_due(15_500, 5_000, "first") == []
+    assert await first.claim_due(16_000, 5_000, "first") == [("late", 1)]
+    assert await second.claim_due(60_000, 5_000, "second") == [("early", 0), ("late", 1), ("future", 0)]
+
+
+async def test_of_hosts_claiming_at_once_exactly_one_claims_each_table(backend: Backend) -> None:
+    hosts = await backend.hosts(2)
+    ids = [f"t{n:02}" for n in range(30)]
+    for n, table_id in enumerate(ids):
+        await hosts[0].create(table(table_id, due_ms=1_000 + n), step(0))
+    claims = await asyncio.gather(*(hosts[n % 2].claim_due(5_000, 60_000, f"host-{n}", limit=4) for n in range(12)))
+    claimed = [table_id for claim in claims for table_id, _ in claim]
+    assert sorted(claimed) == ids
+    assert await hosts[1].claim_due(5_000, 60_000, "late") == []
+
+
+async def test_expiring_removes_idle_tables_with_their_log(backend: Backend) -> None:
+    store = await backend.open()
+    await store.create(table("old", updated_ms=1_000), step(0))
+    await store.create(table("moved", updated_ms=1_000), step(0))
+    await store.create(table("new", updated_ms=9_000), step(0))
+    assert await advance(store, "moved", 1)
+    assert await store.expire(5_000) == 1
+    assert await store.get("old") is None
+    assert await store.steps("old", "0", -1) == []
+    for kept in ("moved", "new"):
+        assert await store.get(kept) is not None
+    assert await store.count() == 2
+    for log in ("capabilities", "steps", "seen"):
+        assert backend.sql(f"SELECT count(*) FROM {log} WHERE table_id = 'old'") == [(0,)]
+    assert await store.expire(5_000) == 0
+
+
+async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> None:
+    await backend.open()
+    assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert {name: backend.columns(name) for name in ("tables", "capabilities", "steps", "seen")} == {
+        "tables": [
+            *("table_id", "game", "token", "seq", "seat_keys", "settings", "due_ms"),
+            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms"),
+        ],
+        "capabilities": ["table_id", "audience", "digest"],
+        "steps": ["table_id", "seq", "action"],
+        "seen": ["table_id", "audience", "seq", "body"],
+    }
+
+
+@pytest.mark.parametrize(
+    "older",
+    [
+        pytest.param(("DROP TABLE seen", "UPDATE schema_version SET version = 0"), id="version-0-missing-a-table"),
+        pytest.param(("DROP TABLE seen", "DROP TABLE schema_version"), id="no-version"),
+    ],
+)
+async def test_a_store_of_an_older_schema_migrates_forward_keeping_its_tables(
+    backend: Backend, older: tuple[str, ...]
+) -> None:
+    store = await backend.open()
+    await store.create(table(), step(0))
+    await store.aclose()
+    for statement in older:
+        backend.sql(statement)
+
+    store = await backend.open()
+    assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert await store.get("t1") == table()
+    assert await advance(store, "t1", 1)
+    assert await store.steps("t1", "0", 0) == [(1, b"0@1")]
+
+
+async def test_a_store_of_a_newer_schema_is_refused(backend: Backend) -> None:
+    await (await backend.open()).aclose()
+    backend.sql(f"UPDATE schema_version SET version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer than this host's"):
+        await backend.open()
+
+
+async def test_a_listener_hears_every_hosts_notifications(backend: Backend) -> None:
+    speaker, hearer = await backend.hosts(2)
+    heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+
+    async def failing(table_id: str, seq: int) -> None:
+        raise RuntimeError("a listener that fails does not stop the others")
+
+    async def listener(table_id: str, seq: int) -> None:
+        await heard.put((table_id, seq))
+
+    await hearer.listen(failing)
+    await hearer.listen(listener)
+    await speaker.notify("t1", 3)
+    await speaker.notify("with:colon", 12)
+    await hearer.notify("t2", 1)
+    assert [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(3)] == [("t1", 3), ("with:colon", 12), ("t2", 1)]
+
+
+async def test_reopened_the_store_keeps_every_table(backend: Backend) -> None:
+    store = await backend.open()
+    for n in range(5):
+        await store.create(table(f"t{n}", due_ms=1_000), step(0))
+        assert await advance(store, f"t{n}", 1, due_ms=2_000)
+    before = [await store.get(f"t{n}") for n in range(5)]
+    await store.aclose()
+
+    store = await backend.open()
+    assert await store.count() == 5
+    assert [await store.get(f"t{n}") for n in range(5)] == before
+    assert await store.steps("t4", "1", -1) == [(0, b"1@0"), (1, b"1@1")]
+
+
+async def test_a_closed_store_refuses_calls(backend: Backend) -> None:
+    store = await backend.open()
+    await store.aclose()
+    await store.aclose()
+    with pytest.raises(StoreError, match="closed"):
+        await store.get("t1")
+
+
+# -- SQLite only ---------------------------------------------------------------------------------------------------
+
+
+async def test_a_second_sqlite_store_on_the_same_file_is_refused_while_the_first_is_open(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    first = SqliteStore(path)
+    with pytest.raises(StoreError, match=r"another host uses this store .*use PostgreSQL for replicas"):
+        SqliteStore(path)
+    with pytest.raises(StoreError, match="another host uses this store"):
+        open_store(f"sqlite:///{path}")
+    await first.aclose()
+    second = open_store(f"sqlite:///{path}")
+    assert await second.count() == 0
+    await second.aclose()
+
+
+async def test_the_sqlite_database_is_private_in_the_folders_it_makes(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "tables.db"
+    store = SqliteStore(path)
+    await store.create(table(), step(0))
+    for file in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", ".lock"))):
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600, file
+    await store.aclose()
+
+
+async def test_a_sqlite_call_waiting_on_the_disk_leaves_the_event_loop_running(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    store = SqliteStore(path)
+    await store.create(table(), step(0))
+    # Another writer holds the database: the store's next write waits for it (up to its busy timeout, 5 s). Were
+    # the store waiting on the event loop's thread, this test could not release the writer, and the move would
+    # fail with "database is locked".
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    waiting = asyncio.ensure_future(advance(store, "t1", 1))
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert await waiting
+    # The calls run one at a time, in the order they were made.
+    assert await asyncio.gather(*(advance(store, "t1", seq) for seq in range(2, 22))) == [True] * 20
+    await store.aclose()
+
+
+def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    host = textwrap.dedent(f"""
+        import asyncio, os, signal, sys
+        from mazziere.services.host.store import Step, TableRecord
+        from mazziere.services.host.store.sqlite import SqliteStore
+
+        async def main() -> None:
+            store = SqliteStore({str(path)!r})
+            await store.create(TableRecord("t1", "g", b"token-0", 0, (), b"{{}}"), Step(0, b"", {{"0": b"0@0"}}))
+            for seq in range(1, 4):
+                assert await store.advance("t1", seq - 1, f"token-{{seq}}".encode(), 0, Step(seq, b"", {{"0": b"x"}}))
+            print("answered", flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        asyncio.run(main())
+    """)
+    done = subprocess.run([sys.executable, "-c", host], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert done.stdout == "answered\n"
+
+    async def reopen() -> None:
+        store = SqliteStore(path)  # the killed host's lock went with it
+        kept = await store.get("t1")
+        assert kept is not None and (kept.seq, kept.token) == (3, b"token-3")
+        assert [seq for seq, _ in await store.steps("t1", "0", -1)] == [0, 1, 2, 3]
+        await store.aclose()
+
+    asyncio.run(reopen())
+
+
+# -- PostgreSQL only -----------------------------------------------------------------------------------------------
+
+
+async def test_a_dropped_listening_connection_is_made_again(backend: Backend) -> None:
+    if backend.kind != "postgresql":
+        pytest.skip("PostgreSQL's listening connection")
+    speaker, hearer = await backend.hosts(2)
+    heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+
+    async def listener(table_id: str, seq: int) -> None:
+        await heard.put((table_id, seq))
+
+    await hearer.listen(listener)
+    await speaker.notify("t1", 1)
+    assert await asyncio.wait_for(heard.get(), HEAR_S) == ("t1", 1)
+    listening = "datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+    (old,) = backend.sql(f"SELECT pid FROM pg_stat_activity WHERE {listening}")
+    assert backend.sql(f"SELECT pg_terminate_backend({old[0]})") == [(True,)]
+
+    # Notify until heard: those sent while the connection is down are lost, as the store says.
+    seq = 2
+    while True:
+        await speaker.notify("t1", seq)
+        try:
+            got = await asyncio.wait_for(heard.get(), 0.05)
+            break
+        except TimeoutError:
+            seq += 1
+            assert seq < HEAR_S / 0.05, "the listener did not connect again"
+    assert got[0] == "t1" and got[1] >= 2
+    (new,) = backend.sql(f"SELECT pid FROM pg_stat_activity WHERE {listening}")
+    assert new != old
+
+
+async def test_hosts_opening_together_on_a_new_database_make_its_schema_once(backend: Backend) -> None:
+    if backend.kind != "postgresql":
+        pytest.skip("one SQLite store opens a file at a time")
+    stores = [backend.make() for _ in range(4)]
+    backend.opened.extend(stores)
+    await asyncio.gather(*(store.open() for store in stores))
+    assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+    assert await stores[3].count() == 0
+
+
+async def test_a_postgres_error_names_the_server_but_not_the_password() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there
+    store = PostgresStore(f"postgresql://host:pa55-w0rd-x@127.0.0.1:{port}/tables?connect_timeout=5")
+    with pytest.raises(StoreError) as refused:
+        await store.get("t1")
+    assert f"127.0.0.1:{port}/tables" in str(refused.value)
+    assert "pa55-w0rd-x" not in str(refused.value)
+    await store.aclose()
+    with pytest.raises(StoreError, match="not a connection string"):
+        PostgresStore("postgresql://[broken")
