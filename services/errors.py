@@ -7,11 +7,12 @@ are the names of ``mazziere.v1.ErrorReason`` without the prefix; a test keeps th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum
 
 import grpc
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from mazziere.engine.errors import Reason, Rejected
@@ -80,6 +81,7 @@ class ServiceError(Exception):
         metadata: Mapping[str, str] | None = None,
         *,
         retry_after: float | None = None,
+        details: Sequence[any_pb2.Any] = (),
     ) -> None:
         # Messages may quote the caller's input; bounded, so a refusal always fits in the status trailers.
         message = _bounded(message, MAX_MESSAGE)
@@ -90,6 +92,8 @@ class ServiceError(Exception):
         self.metadata = {k: _bounded(v, MAX_METADATA_VALUE) for k, v in (metadata or {}).items()}
         self.retry_after = retry_after
         """Seconds the caller should wait before retrying: sent as a google.rpc.RetryInfo beside the ErrorInfo."""
+        self.details = tuple(details)
+        """Further details of the status, after the ErrorInfo and the RetryInfo."""
 
     @classmethod
     def of(
@@ -103,20 +107,27 @@ class ServiceError(Exception):
         return cls(code, exc.reason.value, exc.message, metadata)
 
     def status(self) -> status_pb2.Status:
-        """The google.rpc.Status with an ErrorInfo detail (and a RetryInfo when there is a retry delay)."""
-        info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
-        detail = any_pb2.Any()
-        detail.Pack(info)
-        details = [detail]
+        """The google.rpc.Status: an ErrorInfo detail if there is a reason, a RetryInfo if there is a retry delay,
+        then the further details."""
+        details: list[any_pb2.Any] = []
+        if self.reason:
+            info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
+            details.append(_packed(info))
         if self.retry_after is not None:
             retry = error_details_pb2.RetryInfo()
             retry.retry_delay.FromNanoseconds(round(self.retry_after * 1e9))
-            details.append(any_pb2.Any())
-            details[-1].Pack(retry)
+            details.append(_packed(retry))
+        details.extend(self.details)
         return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
 
     def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
         return ((STATUS_DETAILS_KEY, self.status().SerializeToString()),)
+
+
+def _packed(message: Message) -> any_pb2.Any:
+    detail = any_pb2.Any()
+    detail.Pack(message)
+    return detail
 
 
 def all_reasons() -> list[str]:

@@ -105,7 +105,7 @@ def _call(context: grpc.aio.ServicerContext[Any, Any]) -> Call:
 
 
 async def _refuse(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> NoReturn:
-    if error.reason:
+    if error.reason or error.details:
         await context.abort_with_status(rpc_status.to_status(error.status()))
     await context.abort(error.code, error.message)
 

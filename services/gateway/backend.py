@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import grpc
+from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -24,6 +25,7 @@ from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Dispatcher, Method, Stalled
 from mazziere.services.errors import STATUS_DETAILS_KEY, ServiceError
 from mazziere.services.gateway.errors import GatewayError
+from mazziere.services.gateway.routes import SERVICE
 from mazziere.services.methods import SERVICE_NAME
 
 Write = Callable[[Message], Awaitable[None]]
@@ -66,14 +68,23 @@ class InProcessBackend:
     """Calls the call core directly (``mazziere serve``, embedded): the same admission, workers, logs and metrics
     as the gRPC port."""
 
-    def __init__(self, dispatcher: Dispatcher, *, timeout: float, ready: Callable[[], Awaitable[bool]]) -> None:
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        *,
+        timeout: float,
+        ready: Callable[[], Awaitable[bool]],
+        service: ServiceDescriptor = SERVICE,
+    ) -> None:
+        """``service``: the service whose methods it calls (the dispatcher's methods of that name)."""
         self.dispatcher = dispatcher
         self.timeout = timeout
+        self.service = service.full_name
         self._ready = ready
 
     def _method(self, rpc: str) -> Method:
         """The served method named ``rpc``; one the contract has but this server does not serve is UNIMPLEMENTED."""
-        method = self.dispatcher.method(SERVICE_NAME, rpc)
+        method = self.dispatcher.method(self.service, rpc)
         if method is None:
             raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
         return method

@@ -1,7 +1,8 @@
-"""The Connect protocol and gRPC-Web on the REST port: every RPC of TableService at ``/mazziere.v1.TableService/<RPC>``.
+"""The Connect protocol and gRPC-Web on the REST port: every RPC of a service at ``/<service>/<RPC>``
+(TableService's at ``/mazziere.v1.TableService/<RPC>``).
 
 Browsers cannot speak gRPC (HTTP/2 trailers), but they can speak these two protocols over plain HTTP, which the
-generated TypeScript client uses through ``@connectrpc/connect-web``. The routes are made from the service
+generated TypeScript client uses through ``@connectrpc/connect-web``. The routes are made from a service
 descriptor, so a new unary or server-streaming RPC is served without a change here, and each calls the same
 :class:`~services.gateway.backend.Backend` as the REST routes: same handlers, errors, limits, logs and metrics.
 
@@ -9,15 +10,20 @@ descriptor, so a new unary or server-streaming RPC is served without a change he
   error a JSON body ``{code, message, details: [{type, value, debug}]}`` with the HTTP status of its code.
 - Connect server streaming: ``application/connect+proto`` or ``+json``; the request and every answer are
   enveloped (a flag byte and a 4-byte big-endian length), the last envelope (flag 2) holds ``{"error": ...}``
-  or ``{}``; always HTTP 200.
+  or ``{}`` and the call's trailers as ``"metadata"``; always HTTP 200.
 - gRPC-Web: ``application/grpc-web`` (``+proto``, ``+json``), unary or streaming: the same envelopes, then a
-  trailer frame (flag 0x80) with ``grpc-status``, ``grpc-message`` and ``grpc-status-details-bin``.
+  trailer frame (flag 0x80) with ``grpc-status``, ``grpc-message``, ``grpc-status-details-bin`` (unpadded
+  base64) and the call's trailers.
 
-The service's refusals carry its ``google.rpc.ErrorInfo`` (and ``RetryInfo`` when it said when to retry), as over
-gRPC; the gateway's own (a body too large, compression) carry a code and a message only.
+A handler's ``call.headers`` are the answer's headers; its ``call.trailers`` go as above (Connect unary: as
+``trailer-`` headers). A refusal's details are its ``google.rpc.ErrorInfo`` (for the service's reasons), a
+``RetryInfo`` when it said when to retry, then any others it carries, as over gRPC. The layer's own refusals (a
+body too large, compression, no message or several) carry a code and a message only; a request of no protocol is
+a plain 415, a method other than POST a plain 405, as Connect servers answer.
 Compression is not supported (a compressed request is refused with ``unimplemented``); answers go uncompressed.
 Connect's GET form of unary calls is not served (no RPC is marked free of side effects), nor plain gRPC, which
-needs HTTP/2 trailers: it has the gRPC port.
+needs HTTP/2 trailers: it has the gRPC port. The official conformance suite checks all this
+(``tests/connect_conformance``).
 """
 
 from __future__ import annotations
@@ -26,20 +32,21 @@ import asyncio
 import base64
 import json
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from fastapi import APIRouter
-from google.protobuf import json_format
+from google.protobuf import any_pb2, descriptor_pool, json_format
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from google.rpc import error_details_pb2, status_pb2
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 
+from mazziere.services.core.call import Call
 from mazziere.services.errors import DOMAIN, STATUS_DETAILS_KEY
 from mazziere.services.gateway import protojson
 from mazziere.services.gateway.backend import Backend, Write, http_call
@@ -64,6 +71,8 @@ _PROTOCOL_VERSION = "1"
 _END_STREAM = 0x02
 _COMPRESSED = 0x01
 _TRAILER = 0x80
+_PREFIX = 5
+"""An envelope's flag byte and 4-byte length."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,42 +164,52 @@ def connect_code(code: grpc.StatusCode) -> str:
     return "canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower()
 
 
-def _details(error: GatewayError) -> list[Message]:
-    """The detail messages of a refusal: its ErrorInfo, and a RetryInfo when the service said when to retry."""
-    out: list[Message] = []
+def _details(error: GatewayError) -> list[any_pb2.Any]:
+    """The details of a refusal: its ErrorInfo, a RetryInfo when the service said when to retry, then any others."""
+    out: list[any_pb2.Any] = []
     if error.reason:
-        out.append(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata))
+        out.append(_packed(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)))
     if error.retry_after is not None:
         retry = error_details_pb2.RetryInfo()
         retry.retry_delay.FromNanoseconds(round(error.retry_after * 1e9))
-        out.append(retry)
-    return out
+        out.append(_packed(retry))
+    return out + error.details
+
+
+def _packed(message: Message) -> any_pb2.Any:
+    detail = any_pb2.Any()
+    detail.Pack(message)
+    return detail
 
 
 def _unpadded(data: bytes) -> str:
     return base64.b64encode(data).decode().rstrip("=")
 
 
+def _connect_detail(detail: any_pb2.Any) -> dict[str, Any]:
+    """A detail as Connect writes it: its type's full name, its bytes in base64 and, for a type this process
+    knows, its JSON as ``debug``."""
+    name = detail.type_url.rpartition("/")[2]
+    out: dict[str, Any] = {"type": name, "value": _unpadded(detail.value)}
+    try:
+        message = GetMessageClass(descriptor_pool.Default().FindMessageTypeByName(name)).FromString(detail.value)
+    except Exception:  # KeyError for an unknown type, DecodeError for bytes that are not of it
+        return out
+    out["debug"] = json_format.MessageToDict(message)
+    return out
+
+
 def connect_error(error: GatewayError) -> dict[str, Any]:
     """The Connect error object: code, message, and each detail as its type name, base64 bytes and debug JSON."""
     body: dict[str, Any] = {"code": connect_code(error.code), "message": error.message}
-    details = [
-        {
-            "type": d.DESCRIPTOR.full_name,
-            "value": _unpadded(d.SerializeToString()),
-            "debug": json_format.MessageToDict(d),
-        }
-        for d in _details(error)
-    ]
+    details = [_connect_detail(d) for d in _details(error)]
     if details:
         body["details"] = details
     return body
 
 
 def _status_bytes(error: GatewayError) -> bytes:
-    status = status_pb2.Status(code=error.code.value[0], message=error.message)
-    for detail in _details(error):
-        status.details.add().Pack(detail)
+    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=_details(error))
     data: bytes = status.SerializeToString()
     return data
 
@@ -200,14 +219,20 @@ def _grpc_message(text: str) -> str:
     return urllib.parse.quote(text, safe=" !\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
-def _trailer(error: GatewayError | None) -> bytes:
+Metadata = Sequence[tuple[str, str]]
+
+
+def _trailer(error: GatewayError | None, trailers: Metadata) -> bytes:
+    """gRPC-Web's trailer frame: the status, then the call's trailers."""
     if error is None:
-        return b"grpc-status: 0\r\n"
-    lines = [
-        f"grpc-status: {error.code.value[0]}",
-        f"grpc-message: {_grpc_message(error.message)}",
-        f"{STATUS_DETAILS_KEY}: {base64.b64encode(_status_bytes(error)).decode()}",
-    ]
+        lines = ["grpc-status: 0"]
+    else:
+        lines = [
+            f"grpc-status: {error.code.value[0]}",
+            f"grpc-message: {_grpc_message(error.message)}",
+            f"{STATUS_DETAILS_KEY}: {_unpadded(_status_bytes(error))}",
+        ]
+    lines += [f"{name.lower()}: {value}" for name, value in trailers]
     return "".join(line + "\r\n" for line in lines).encode()
 
 
@@ -215,26 +240,49 @@ def _envelope(flags: int, payload: bytes) -> bytes:
     return bytes([flags]) + len(payload).to_bytes(4, "big") + payload
 
 
-def _end(protocol: Protocol, error: GatewayError | None) -> bytes:
+def _end(protocol: Protocol, error: GatewayError | None, trailers: Metadata = ()) -> bytes:
     """The last envelope of a stream: Connect's end-stream message, or gRPC-Web's trailers."""
     if protocol is GRPC_WEB:
-        return _envelope(_TRAILER, _trailer(error))
-    return _envelope(_END_STREAM, _json({} if error is None else {"error": connect_error(error)}))
+        return _envelope(_TRAILER, _trailer(error, trailers))
+    end: dict[str, Any] = {} if error is None else {"error": connect_error(error)}
+    if trailers:
+        metadata: dict[str, list[str]] = {}
+        for name, value in trailers:
+            metadata.setdefault(name.lower(), []).append(value)
+        end["metadata"] = metadata
+    return _envelope(_END_STREAM, _json(end))
 
 
 def _json(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _error_response(
-    protocol: Protocol, codec: Codec, error: GatewayError, *, http_status: int | None = None
-) -> Response:
+def _raw(metadata: Metadata, prefix: str = "") -> list[tuple[bytes, bytes]]:
+    return [((prefix + name).lower().encode("latin-1"), value.encode("latin-1")) for name, value in metadata]
+
+
+def _with_metadata(response: Response, protocol: Protocol, call: Call | None) -> Response:
+    """The call's headers on ``response``; over Connect unary its trailers too, as ``trailer-`` headers."""
+    if call is not None:
+        response.raw_headers += _raw(call.headers)
+        if protocol is CONNECT_UNARY:
+            response.raw_headers += _raw(call.trailers, "trailer-")
+    return response
+
+
+def _error_response(protocol: Protocol, codec: Codec, error: GatewayError, *, call: Call | None = None) -> Response:
+    """A refusal: Connect unary's JSON error with its HTTP status, or a body of the last envelope alone."""
     if protocol is CONNECT_UNARY:
-        status = http_status or HTTP_STATUS.get(error.code, 500)
-        return Response(
+        status = HTTP_STATUS.get(error.code, 500)
+        response = Response(
             _json(connect_error(error)), status_code=status, media_type="application/json", headers=error.headers()
         )
-    return Response(_end(protocol, error), media_type=protocol.prefix + codec.name, headers=error.headers())
+    else:
+        trailers = call.trailers if call is not None else ()
+        response = Response(
+            _end(protocol, error, trailers), media_type=protocol.prefix + codec.name, headers=error.headers()
+        )
+    return _with_metadata(response, protocol, call)
 
 
 # -- reading the request ----------------------------------------------------------------------------
@@ -291,26 +339,36 @@ async def _read(request: Request, limit: int, timeout: float) -> bytes:
 
 
 def _unwrap(protocol: Protocol, body: bytes) -> bytes:
-    """The request message's bytes: the body itself (Connect unary), or its one envelope."""
+    """The request message's bytes: the body itself (Connect unary), or its one envelope. As the protocols'
+    reference servers answer: no message, or more than one, is ``unimplemented`` (the method takes exactly one);
+    a message flagged compressed when no encoding was declared is ``internal``, the specs' protocol error."""
     if protocol is CONNECT_UNARY:
         return body
-    if len(body) < 5 or int.from_bytes(body[1:5], "big") != len(body) - 5:
+    if not body:
+        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "the body holds no message; this method takes one")
+    size = int.from_bytes(body[1:5], "big")
+    if len(body) < 5 or len(body) - 5 < size:
         raise GatewayError.invalid_request(
-            "the body must be exactly one enveloped message (a flag byte, a 4-byte length, the message)"
+            "the body ends inside its envelope (a flag byte, a 4-byte length, then the message)"
         )
-    if body[0] & _COMPRESSED:
-        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "compressed messages are not supported")
-    if body[0] != 0:
+    if body[0] not in (0, _COMPRESSED):
         raise GatewayError.invalid_request(f"the request's envelope has unknown flags {body[0]:#04x}")
+    if body[0] == _COMPRESSED:
+        raise GatewayError(grpc.StatusCode.INTERNAL, "the message is flagged compressed, but no encoding was declared")
+    if len(body) > 5 + size:
+        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "the body holds more than one message; this method takes one")
     return body[5:]
 
 
 # -- the routes -------------------------------------------------------------------------------------
 
 
-def add_routes(router: APIRouter, backend: Backend, *, max_body: int, read_timeout: float) -> None:
-    """A POST route for every RPC of the service (not in the OpenAPI document: it describes ``/v1/``)."""
-    for rpc in rpcs():
+def add_routes(
+    router: APIRouter, backend: Backend, *, max_body: int, read_timeout: float, service: ServiceDescriptor = SERVICE
+) -> None:
+    """A POST route for every RPC of ``service`` that ``backend`` calls (not in the OpenAPI document: it describes
+    ``/v1/``)."""
+    for rpc in rpcs(service):
         router.add_api_route(
             rpc.path,
             _endpoint(rpc, backend, max_body, read_timeout),
@@ -318,6 +376,18 @@ def add_routes(router: APIRouter, backend: Backend, *, max_body: int, read_timeo
             name=f"connect.{rpc.name}",
             include_in_schema=False,
         )
+        router.add_api_route(
+            rpc.path, _not_post, methods=NOT_POST, name=f"connect.{rpc.name}.405", include_in_schema=False
+        )
+
+
+NOT_POST = ["GET", "HEAD", "PUT", "PATCH", "DELETE"]
+"""Methods a Connect route answers with a plain 405 (Connect's GET form is not served)."""
+
+
+async def _not_post(request: Request) -> Response:
+    """A plain 405, as Connect servers answer (a client makes its error from the status)."""
+    return PlainTextResponse(f"{request.method} is not served here: use POST", 405, headers={"Allow": "POST"})
 
 
 def _endpoint(
@@ -329,38 +399,41 @@ def _endpoint(
         media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         protocol, codec = _CONTENT_TYPES.get(media_type, (None, JSON))
         if protocol is None or protocol.streaming not in (None, rpc.streaming):
-            error = GatewayError.invalid_request(
-                f"{rpc.name} takes Content-Type {', '.join(accepted)}, not {media_type[:64] or 'none'}"
-                + ("; gRPC itself is served on the gRPC port" if media_type.startswith("application/grpc") else "")
-            )
-            response = _error_response(CONNECT_UNARY, JSON, error, http_status=415)
-            response.headers["Accept-Post"] = ", ".join(accepted)
-            return response
+            # A plain 415, as Connect servers answer: the request is none of the protocols, so no protocol's error.
+            text = f"{rpc.name} takes Content-Type {', '.join(accepted)}, not {media_type[:64] or 'none'}"
+            if media_type.startswith("application/grpc"):
+                text += "; gRPC itself is served on the gRPC port"
+            return PlainTextResponse(text, 415, headers={"Accept-Post": ", ".join(accepted)})
         try:
             timeout = _check_headers(request, protocol)
-            message = codec.decode(_unwrap(protocol, await _read(request, max_body, read_timeout)), rpc.request_class)
+            limit = max_body if protocol is CONNECT_UNARY else max_body + _PREFIX  # a message of max_body
+            message = codec.decode(_unwrap(protocol, await _read(request, limit, read_timeout)), rpc.request_class)
         except GatewayError as exc:
             return _error_response(protocol, codec, exc)
         call = http_call(request)
         media = protocol.prefix + codec.name
         if rpc.streaming:
             return _stream(
-                protocol, codec, media, lambda write: backend.stream(rpc.name, message, call, timeout, write)
+                protocol, codec, media, call, lambda write: backend.stream(rpc.name, message, call, timeout, write)
             )
         try:
             answer = codec.encode(await backend.call(rpc.name, message, call, timeout))
         except GatewayError as exc:
-            return _error_response(protocol, codec, exc)
+            return _error_response(protocol, codec, exc, call=call)
         if protocol is CONNECT_UNARY:
-            return Response(answer, media_type=media)
-        return Response(_envelope(0, answer) + _end(protocol, None), media_type=media)
+            return _with_metadata(Response(answer, media_type=media), protocol, call)
+        body = _envelope(0, answer) + _end(protocol, None, call.trailers)
+        return _with_metadata(Response(body, media_type=media), protocol, call)
 
     endpoint.__name__ = f"connect_{rpc.name}"
     return endpoint
 
 
-def _stream(protocol: Protocol, codec: Codec, media: str, run: Callable[[Write], Awaitable[None]]) -> WrittenStream:
-    """Every answer enveloped, then the end: a refusal before or between answers goes in the last envelope."""
+def _stream(
+    protocol: Protocol, codec: Codec, media: str, call: Call, run: Callable[[Write], Awaitable[None]]
+) -> WrittenStream:
+    """Every answer enveloped, then the end: a refusal before or between answers goes in the last envelope. The
+    call's headers are the answer's, its trailers go in the last envelope."""
 
     async def produce(write: Chunks) -> None:
         async def envelope(item: Message) -> None:
@@ -368,4 +441,6 @@ def _stream(protocol: Protocol, codec: Codec, media: str, run: Callable[[Write],
 
         await run(envelope)
 
-    return WrittenStream(produce, lambda error, _started: _end(protocol, error), media)
+    return WrittenStream(
+        produce, lambda error, _started: _end(protocol, error, call.trailers), media, headers=lambda: call.headers
+    )

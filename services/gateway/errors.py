@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import any_pb2, json_format
 from google.rpc import error_details_pb2, status_pb2
 
 from mazziere.services.errors import DOMAIN
@@ -52,6 +52,7 @@ class GatewayError(Exception):
         metadata: Mapping[str, str] | None = None,
         *,
         http_status: int | None = None,
+        details: Sequence[any_pb2.Any] = (),
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -61,19 +62,23 @@ class GatewayError(Exception):
         self.http_status = http_status or HTTP_STATUS.get(code, 500)
         self.retry_after: float | None = None
         """From the status's google.rpc.RetryInfo: sent as the Retry-After header."""
+        self.details = list(details)
+        """The status's other details, in order (over Connect and gRPC-Web, after the ErrorInfo and RetryInfo)."""
 
     @classmethod
     def from_status(cls, status: status_pb2.Status) -> GatewayError:
-        """From a ``google.rpc.Status``, keeping its first ErrorInfo."""
+        """From a ``google.rpc.Status``: its first ErrorInfo of our domain, its first RetryInfo, and the rest."""
         code = _BY_NUMBER.get(status.code, grpc.StatusCode.UNKNOWN)
         error = cls(code, status.message)
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             retry = error_details_pb2.RetryInfo()
-            if not error.reason and detail.Unpack(info):
+            if not error.reason and detail.Unpack(info) and info.domain == DOMAIN:
                 error.reason, error.metadata = info.reason, dict(info.metadata)
-            elif detail.Unpack(retry):
+            elif error.retry_after is None and detail.Unpack(retry):
                 error.retry_after = retry.retry_delay.ToNanoseconds() / 1e9
+            else:
+                error.details.append(detail)
         return error
 
     def headers(self) -> dict[str, str]:

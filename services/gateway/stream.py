@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -32,11 +32,15 @@ class WrittenStream(Response):
         produce: Callable[[Chunks], Awaitable[None]],
         last: Callable[[GatewayError | None, bool], bytes | Response],
         media_type: str,
+        *,
+        headers: Callable[[], Iterable[tuple[str, str]]] = tuple,
     ) -> None:
+        """``headers``: more response headers, read when the answer starts (what the call set by then)."""
         super().__init__(media_type=media_type)
         self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]  # the length is unknown
         self.produce = produce
         self.last = last
+        self.headers_at_start = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
@@ -45,7 +49,9 @@ class WrittenStream(Response):
             nonlocal started
             if not started:
                 started = True
-                await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+                more = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in self.headers_at_start()]
+                headers = [*self.raw_headers, *more]
+                await send({"type": "http.response.start", "status": self.status_code, "headers": headers})
 
         async def write(chunk: bytes) -> None:
             await start()

@@ -208,7 +208,7 @@ def test_grpc_web_errors_are_trailers_with_the_rich_status(gateway: Gateway) -> 
     found = trailers(payload)
     assert flags == 0x80 and found["grpc-status"] == "3"
     assert "%C3%B6" in found["grpc-message"]  # percent-encoded, as the gRPC spec asks
-    status = status_pb2.Status.FromString(base64.b64decode(found["grpc-status-details-bin"]))
+    status = status_pb2.Status.FromString(unpadded_b64(found["grpc-status-details-bin"]))  # unpadded, as gRPC asks
     info = error_details_pb2.ErrorInfo()
     assert status.code == 3 and status.details[0].Unpack(info) and info.reason == "UNKNOWN_GAME"
 
@@ -222,31 +222,51 @@ def test_grpc_web_errors_are_trailers_with_the_rich_status(gateway: Gateway) -> 
         ("CreateTable", b"\xff\xff\xff", "application/proto", (400, "invalid_argument", "INVALID_REQUEST")),
         ("CreateTable", b"{", "application/json", (400, "invalid_argument", "INVALID_REQUEST")),
         ("CreateTable", b'{"bogus":1}', "application/json", (400, "invalid_argument", "INVALID_REQUEST")),
-        ("CreateTable", b"{}", "text/plain", (415, "invalid_argument", "INVALID_REQUEST")),
-        ("CreateTable", b"{}", "", (415, "invalid_argument", "INVALID_REQUEST")),
-        ("CreateTable", envelope(b""), "application/grpc", (415, "invalid_argument", "INVALID_REQUEST")),
-        ("ListGames", envelope(b"{}"), "application/connect+json", (415, "invalid_argument", "INVALID_REQUEST")),
-        ("StreamReplay", b"{}", "application/json", (415, "invalid_argument", "INVALID_REQUEST")),
         ("ListGames", b"x" * (64 * 1024 + 1), "application/proto", (429, "resource_exhausted", "")),
     ],
 )
 def test_bad_input_is_a_clear_connect_error(
     gateway: Gateway, rpc: str, body: bytes, content_type: str, expected: tuple[int, str, str]
 ) -> None:
+    assert connect_error(post(gateway, rpc, body, content_type)) == expected
+
+
+@pytest.mark.parametrize(
+    ("rpc", "body", "content_type"),
+    [
+        ("CreateTable", b"{}", "text/plain"),
+        ("CreateTable", b"{}", ""),
+        ("CreateTable", envelope(b""), "application/grpc"),
+        ("ListGames", envelope(b"{}"), "application/connect+json"),
+        ("StreamReplay", b"{}", "application/json"),
+    ],
+)
+def test_a_content_type_of_no_protocol_is_a_plain_415(
+    gateway: Gateway, rpc: str, body: bytes, content_type: str
+) -> None:
+    """No protocol's error (a Connect client makes ``unknown`` of the status), with the types it takes."""
     resp = post(gateway, rpc, body, content_type)
-    assert connect_error(resp) == expected, resp.text
-    if resp.status_code == 415:
-        assert "application/" in resp.headers["accept-post"]
+    assert resp.status_code == 415 and resp.headers["content-type"].startswith("text/plain"), resp.text
+    assert f"{rpc} takes Content-Type application/" in resp.text
+    assert "application/" in resp.headers["accept-post"]
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+def test_a_connect_route_answers_other_methods_with_a_plain_405(gateway: Gateway, method: str) -> None:
+    resp = gateway.http.request(method, PREFIX + "ListGames")
+    assert (resp.status_code, resp.headers["allow"]) == (405, "POST")
+    assert resp.headers["content-type"].startswith("text/plain"), resp.text
 
 
 @pytest.mark.parametrize(
     ("headers", "body", "code"),
     [
         ({"Connect-Content-Encoding": "gzip"}, envelope(b"{}"), "unimplemented"),
-        ({}, envelope(b"{}", flags=1), "unimplemented"),
+        ({}, envelope(b"{}", flags=1), "internal"),  # flagged compressed, with no encoding: the specs' protocol error
         ({}, envelope(b"{}", flags=2), "invalid_argument"),
         ({}, envelope(b"{}")[:-1], "invalid_argument"),
-        ({}, envelope(b"{}") * 2, "invalid_argument"),
+        ({}, b"", "unimplemented"),  # a server-streaming method takes exactly one message
+        ({}, envelope(b"{}") * 2, "unimplemented"),
         ({"Connect-Timeout-Ms": "soon"}, envelope(b"{}"), "invalid_argument"),
         ({"Connect-Protocol-Version": "2"}, envelope(b"{}"), "invalid_argument"),
     ],
