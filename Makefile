@@ -70,6 +70,16 @@ $(KUBE_SCORE): | $(BIN)/python
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install github.com/zegl/kube-score/cmd/kube-score@$(KUBE_SCORE_VERSION)
 	touch $@
 
+# connectconformance, the official Connect conformance suite, runs in server mode against the Connect and gRPC-Web
+# layer in tests/connect_conformance (its protos ship in the same module): pinned, built the same way.
+CONNECT_CONFORMANCE_VERSION := v1.0.7
+CONNECT_CONFORMANCE := $(BIN)/.connectconformance-$(CONNECT_CONFORMANCE_VERSION)
+
+$(CONNECT_CONFORMANCE): | $(BIN)/python
+	@command -v go > /dev/null || { echo "make: Go is needed to build connectconformance $(CONNECT_CONFORMANCE_VERSION) for tests/connect_conformance"; exit 1; }
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install connectrpc.com/conformance/cmd/connectconformance@$(CONNECT_CONFORMANCE_VERSION)
+	touch $@
+
 # The generated clients (clients/README.md): TypeScript (npm ci, buf generate with the pinned protoc-gen-es, tsc;
 # not kept in git) and Go (protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod; its code is in git).
 TS_CLIENT := clients/typescript
@@ -150,7 +160,7 @@ postgres-tools:
 test: postgres-tools
 
 # The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
-test: lint $(KUSTOMIZE) $(KUBE_SCORE) clients container-tools
+test: lint $(KUSTOMIZE) $(KUBE_SCORE) $(CONNECT_CONFORMANCE) clients container-tools
 	@mkdir -p build; $(BIN)/pytest -p no:cacheprovider -m long > build/long-tests.log 2>&1 & long=$$!; \
 	trap 'kill $$long 2> /dev/null' INT TERM; \
 	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) $(BIN)/pytest -m "not long"; rest=$$?; \
