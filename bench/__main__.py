@@ -1,13 +1,13 @@
 """``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS.
 
 The in-process ones always run (engine beside RLCard, an Act step by step, the round trip beside PokerKit, bot
-advice, memory over a long run), and so does the hostile callers' one (its own servers and clients, no tool); the
-other server ones run when their load tools are installed (h2load for gRPC, wrk for REST).
+advice, memory over a long run), and so do the hostile callers' one and the host under load (their own servers and
+clients, no tool); the other server ones run when their load tools are installed (h2load for gRPC, wrk for REST).
 """
 
 import shutil
 
-from bench import act, advise, engine, hostile, memory, roundtrip
+from bench import act, advise, engine, host_load, hostile, memory, roundtrip
 
 for name, run in (
     ("engine", engine.main),
@@ -35,3 +35,5 @@ print("\n== memory (bench.memory)")
 memory.main([])
 print("\n== hostile callers (bench.hostile)")
 hostile.main([])
+print("\n== the host under load (bench.host_load)")
+host_load.main([])
