@@ -3,9 +3,11 @@
 Each overlay is rendered by a real kustomize (``make test`` builds the pinned one into ``.venv/bin``; a
 ``kustomize`` or ``kubectl`` on PATH also serves), then the objects are checked: every environment variable is
 a known ``MAZZIERE_*`` setting whose value the config accepts, the ports are the config's, the probes ask the gRPC
-health service on the gRPC port, the sealing keys are mounted where ``MAZZIERE_SEAL_KEYS_FILE`` points, and
-labels, selectors and references agree; kube-score finds nothing critical in production. The Dockerfile is read
-line by line for its ports, user and entrypoint.
+health service on the gRPC port, the sealing keys are mounted where ``MAZZIERE_SEAL_KEYS_FILE`` points, the engine
+pods keep no tables while the host's Deployment keeps them in the PostgreSQL store its Secret names and calls
+every engine pod, and labels, selectors and references agree; kube-score finds nothing critical in production,
+and kubernetes-validate (where installed) finds every object valid. The Dockerfile is read line by line for its
+stages, ports, user, data directory and entrypoint.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,13 +23,16 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
 from mazziere.services.cli import main as cli_main
+from mazziere.services.config import ConfigError
+from mazziere.services.gateway import app as gateway_app
 from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.sealing import Keyring
@@ -38,7 +44,14 @@ DOCKERFILE = DEPLOY / "Dockerfile"
 DEFAULTS = GatewayConfig()
 KNOWN_VARIABLES = frozenset(f"MAZZIERE_{name.upper()}" for name in GatewayConfig.__dataclass_fields__)
 SECRET_NAME = "mazziere-seal-keys"
-COMPONENTS = ("split-gateway", "servicemonitor", "rest-probes")
+STORE_SECRET = "mazziere-store"
+"""The Secret of the host's store URL (key ``url``): generated in dev, made by hand in production."""
+STORE_STAND_IN = "postgresql://mazziere:password@db.example.com:5432/mazziere?sslmode=verify-full"
+"""What production's ``mazziere-store`` holds (deploy/README.md), where the Secret is not rendered."""
+HOST = "mazziere-host"
+DATA_DIR = "/var/lib/mazziere"
+# The host before rest-probes, which patches the probes of the engine and the host.
+COMPONENTS = ("split-gateway", "servicemonitor", "host", "rest-probes")
 
 
 # -- rendering -------------------------------------------------------------------------------------------------
@@ -83,7 +96,10 @@ def all_components_overlay(scratch: Path) -> Path:
         "kind": "Kustomization",
         "resources": ["../../base"],
         "components": [f"../../components/{name}" for name in COMPONENTS],
-        "secretGenerator": [{"name": SECRET_NAME, "files": ["seal-keys=seal-keys.dev.txt"]}],
+        "secretGenerator": [
+            {"name": SECRET_NAME, "files": ["seal-keys=seal-keys.dev.txt"]},
+            {"name": STORE_SECRET, "literals": [f"url={STORE_STAND_IN}"]},
+        ],
     }
     (overlay / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
     return overlay
@@ -109,16 +125,41 @@ class Rendered:
     def engine(self) -> dict[str, Any]:
         return self.one("Deployment", "mazziere")
 
+    @property
+    def host(self) -> dict[str, Any]:
+        return self.one("Deployment", HOST)
+
+    @property
+    def workloads(self) -> list[dict[str, Any]]:
+        """The objects that make pods: Mazziere's Deployments and dev's PostgreSQL StatefulSet."""
+        return self.of_kind("Deployment") + self.of_kind("StatefulSet")
+
+    def secret_value(self, name: str, key: str) -> str | None:
+        """A rendered Secret's value, or None where the overlay expects the Secret to exist already."""
+        secrets = [s for s in self.of_kind("Secret") if s["metadata"]["name"] == name]
+        return base64.b64decode(secrets[0]["data"][key]).decode() if secrets else None
+
     def container_env(self, container: dict[str, Any]) -> dict[str, str]:
-        """The environment the container gets: its envFrom ConfigMaps, then its own env entries."""
+        """The environment the container gets: its envFrom ConfigMaps, then its own env entries (a later source
+        wins, as in Kubernetes). A value from a Secret is the Secret's; from one the overlay does not render, a
+        stand-in of what it holds."""
         env: dict[str, str] = {}
         for source in container.get("envFrom", []):
             assert set(source) == {"configMapRef"}, f"{self.name}: only ConfigMaps feed envFrom, not {source}"
             env.update(self.one("ConfigMap", source["configMapRef"]["name"])["data"])
         for entry in container.get("env", []):
-            assert "value" in entry, f"{self.name}: {entry['name']} should be a plain value"
-            env[entry["name"]] = entry["value"]
+            if "value" in entry:
+                env[entry["name"]] = entry["value"]
+                continue
+            assert entry["name"] in SECRET_VARIABLES, f"{self.name}: {entry['name']} should be a plain value"
+            ref = entry["valueFrom"]["secretKeyRef"]
+            value = self.secret_value(ref["name"], ref["key"])
+            env[entry["name"]] = SECRET_VARIABLES[entry["name"]] if value is None else value
         return env
+
+
+SECRET_VARIABLES = {"MAZZIERE_STORE_URL": STORE_STAND_IN, "MAZZIERE_ENGINE_API_KEY": "an-api-key"}
+"""The settings that come from a Secret (secretKeyRef), with a stand-in of what the Secret holds."""
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +176,18 @@ def rendered(request: pytest.FixtureRequest, overlays: dict[str, Rendered]) -> R
 
 
 def containers(rendered: Rendered) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every container of Mazziere's Deployments (engine, split gateway, host): the image's."""
     return [(d, c) for d in rendered.of_kind("Deployment") for c in d["spec"]["template"]["spec"]["containers"]]
+
+
+def hosted(rendered: Rendered) -> bool:
+    """Whether the overlay deploys the host (components/host)."""
+    return any(d["metadata"]["name"] == HOST for d in rendered.of_kind("Deployment"))
+
+
+def only_container(workload: dict[str, Any]) -> dict[str, Any]:
+    (container,) = workload["spec"]["template"]["spec"]["containers"]
+    return container
 
 
 def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -169,6 +221,13 @@ def test_every_variable_is_a_known_setting_and_its_value_is_accepted(rendered: R
         unknown = set(env) - KNOWN_VARIABLES
         assert not unknown, f"{rendered.name}/{deployment['metadata']['name']}: unknown variables {sorted(unknown)}"
         GatewayConfig.load(env)  # raises ConfigError on a value the service would refuse
+
+
+def test_every_variable_is_in_the_readme_table(rendered: Rendered) -> None:
+    documented = set(re.findall(r"^\| `(MAZZIERE_[A-Z0-9_]+)` \|", (ROOT / "README.md").read_text(), re.MULTILINE))
+    for deployment, container in containers(rendered):
+        missing = set(rendered.container_env(container)) - documented
+        assert not missing, f"{rendered.name}/{deployment['metadata']['name']}: not in README: {sorted(missing)}"
 
 
 def test_the_engine_drains_within_the_termination_grace_period(rendered: Rendered) -> None:
@@ -210,11 +269,11 @@ def test_engine_probes_ask_the_grpc_health_service_on_the_grpc_port(rendered: Re
 
 
 def test_services_select_pods_and_reach_named_container_ports(rendered: Rendered) -> None:
-    deployments = rendered.of_kind("Deployment")
+    workloads = rendered.workloads
     for service in rendered.of_kind("Service"):
         selector = service["spec"]["selector"]
-        chosen = [d for d in deployments if matches(selector, d["spec"]["template"]["metadata"]["labels"])]
-        assert len(chosen) == 1, f"{service['metadata']['name']} selects {len(chosen)} deployments"
+        chosen = [d for d in workloads if matches(selector, d["spec"]["template"]["metadata"]["labels"])]
+        assert len(chosen) == 1, f"{service['metadata']['name']} selects {len(chosen)} workloads"
         ports = {p["name"]: p["containerPort"] for p in chosen[0]["spec"]["template"]["spec"]["containers"][0]["ports"]}
         for port in service["spec"]["ports"]:
             assert port["targetPort"] in ports, port
@@ -227,12 +286,13 @@ def test_services_select_pods_and_reach_named_container_ports(rendered: Rendered
 
 
 def test_metrics_are_scraped(rendered: Rendered) -> None:
-    annotations = rendered.engine["spec"]["template"]["metadata"]["annotations"]
-    assert annotations["prometheus.io/scrape"] == "true"
-    assert int(annotations["prometheus.io/port"]) == DEFAULTS.metrics_port
-    for monitor in rendered.of_kind("ServiceMonitor"):
-        service = rendered.one("Service", "mazziere")
-        assert matches(monitor["spec"]["selector"]["matchLabels"], service["metadata"]["labels"])
+    for deployment in (rendered.engine, *([rendered.host] if hosted(rendered) else [])):
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert int(annotations["prometheus.io/port"]) == DEFAULTS.metrics_port
+    monitors = {m["metadata"]["name"]: m for m in rendered.of_kind("ServiceMonitor")}
+    assert set(monitors) <= {"mazziere", HOST}
+    for name, monitor in monitors.items():
         assert [e["port"] for e in monitor["spec"]["endpoints"]] == ["metrics"]
         selected = [
             svc["metadata"]["name"]
@@ -240,14 +300,21 @@ def test_metrics_are_scraped(rendered: Rendered) -> None:
             if matches(monitor["spec"]["selector"]["matchLabels"], svc["metadata"]["labels"])
             and "metrics" in {p["name"] for p in svc["spec"]["ports"]}
         ]
-        assert selected == ["mazziere"], "each engine pod scraped once (the headless Service has no metrics port)"
+        # Each pod scraped once (the headless Service has no metrics port); the host's monitor selects nothing
+        # where the host is not deployed.
+        assert selected == ([name] if name == "mazziere" or hosted(rendered) else []), (name, selected)
 
 
 # -- sealing keys ------------------------------------------------------------------------------------------------
 
 
 def test_the_seal_keys_secret_is_mounted_where_the_variable_points(rendered: Rendered) -> None:
-    spec = rendered.engine["spec"]["template"]["spec"]
+    for deployment in (rendered.engine, *([rendered.host] if hosted(rendered) else [])):
+        check_seal_keys_mount(rendered, deployment)
+
+
+def check_seal_keys_mount(rendered: Rendered, deployment: dict[str, Any]) -> None:
+    spec = deployment["spec"]["template"]["spec"]
     container = spec["containers"][0]
     env = rendered.container_env(container)
     assert "MAZZIERE_SEAL_KEYS" not in env, "keys belong in the Secret file, not in the pod spec"
@@ -350,7 +417,7 @@ def test_kube_score_finds_nothing_critical_in_production(overlays: dict[str, Ren
 
 def test_production_requests_and_limits_ephemeral_storage(overlays: dict[str, Rendered]) -> None:
     found = containers(overlays["production"])
-    assert len(found) == 2
+    assert len(found) == 3
     for deployment, container in found:
         resources = container["resources"]
         request = memory_bytes(resources["requests"]["ephemeral-storage"])
@@ -403,11 +470,12 @@ def test_production_network_policies_admit_only_what_each_pod_serves(overlays: d
                 assert policy_ports(rule) == {DEFAULTS.metrics_port} and rule["from"] == [monitoring], name
 
     engine = by_pod["mazziere"]
-    gateway_pods = deployments["mazziere-gateway"]["spec"]["template"]["metadata"]["labels"]
     (callers,) = [rule for rule in engine["ingress"] if DEFAULTS.port in policy_ports(rule)]
-    assert any(
-        matches(peer.get("podSelector", {}).get("matchLabels", {"-": "-"}), gateway_pods) for peer in callers["from"]
-    )
+    for client in ("mazziere-gateway", HOST):  # both call the engine pods' gRPC port
+        pods = deployments[client]["spec"]["template"]["metadata"]["labels"]
+        assert any(
+            matches(peer.get("podSelector", {}).get("matchLabels", {"-": "-"}), pods) for peer in callers["from"]
+        ), client
     assert all(set(peer) <= {"podSelector", "namespaceSelector"} for peer in callers["from"]), "no open ipBlock"
     assert not engine.get("egress"), "the engine calls nothing: no egress"
 
@@ -418,6 +486,19 @@ def test_production_network_policies_admit_only_what_each_pod_serves(overlays: d
     (to_engine,) = [rule for rule in egress if "to" in rule]
     assert policy_ports(to_engine) == {DEFAULTS.port}
     assert [matches(peer["podSelector"]["matchLabels"], engine_pods) for peer in to_engine["to"]] == [True]
+
+    host = by_pod[HOST]
+    (public,) = [rule for rule in host["ingress"] if DEFAULTS.rest_port in policy_ports(rule)]
+    assert policy_ports(public) == {DEFAULTS.rest_port, DEFAULTS.port} and "from" not in public, "players reach it"
+    egress = host["egress"]
+    assert len(egress) == 3
+    assert any(policy_ports(rule) == {53} and "to" not in rule for rule in egress), "DNS: engine pods, database"
+    (to_engine,) = [rule for rule in egress if "to" in rule]
+    assert policy_ports(to_engine) == {DEFAULTS.port}
+    assert [matches(peer["podSelector"]["matchLabels"], engine_pods) for peer in to_engine["to"]] == [True]
+    (to_store,) = [rule for rule in egress if policy_ports(rule) == {5432}]
+    assert urlsplit(STORE_STAND_IN).port == 5432, "PostgreSQL, wherever the managed database answers"
+    assert to_store is not to_engine
 
 
 # -- labels, selectors, scaling ----------------------------------------------------------------------------------
@@ -447,23 +528,33 @@ def test_disruption_budgets_cover_one_deployment_each(rendered: Rendered) -> Non
     assert sorted(covered) == sorted(d["metadata"]["name"] for d in rendered.of_kind("Deployment"))
 
 
-def test_the_autoscaler_targets_the_engine_on_cpu(rendered: Rendered) -> None:
-    (hpa,) = rendered.of_kind("HorizontalPodAutoscaler")
-    assert hpa["apiVersion"] == "autoscaling/v2"
-    target = hpa["spec"]["scaleTargetRef"]
-    assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
-    engine = rendered.one("Deployment", target["name"])
-    assert engine is rendered.engine
-    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
-    (metric,) = hpa["spec"]["metrics"]
-    assert metric["type"] == "Resource" and metric["resource"]["name"] == "cpu"
-    assert metric["resource"]["target"]["type"] == "Utilization"
+def autoscaler(rendered: Rendered, deployment: str) -> dict[str, Any]:
+    (hpa,) = [
+        h for h in rendered.of_kind("HorizontalPodAutoscaler") if h["spec"]["scaleTargetRef"]["name"] == deployment
+    ]
+    return hpa
+
+
+def test_the_autoscalers_target_the_engine_and_the_host_on_cpu(rendered: Rendered) -> None:
+    autoscalers = rendered.of_kind("HorizontalPodAutoscaler")
+    assert len(autoscalers) == (2 if hosted(rendered) else 1)
+    assert autoscaler(rendered, "mazziere")["metadata"]["name"] == "mazziere"
+    for hpa in autoscalers:
+        assert hpa["apiVersion"] == "autoscaling/v2"
+        target = hpa["spec"]["scaleTargetRef"]
+        assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
+        assert target["name"] in {"mazziere", HOST} and hpa["metadata"]["name"] == target["name"]
+        rendered.one("Deployment", target["name"])
+        assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+        (metric,) = hpa["spec"]["metrics"]
+        assert metric["type"] == "Resource" and metric["resource"]["name"] == "cpu"
+        assert metric["resource"]["target"]["type"] == "Utilization"
 
 
 def test_no_replicas_where_an_autoscaler_owns_the_count(rendered: Rendered) -> None:
     """A Deployment's ``replicas`` would set the count back on every ``kubectl apply``, undoing the autoscaler."""
     scaled = {hpa["spec"]["scaleTargetRef"]["name"] for hpa in rendered.of_kind("HorizontalPodAutoscaler")}
-    assert scaled == {"mazziere"}
+    assert scaled == ({"mazziere", HOST} if hosted(rendered) else {"mazziere"})
     for deployment in rendered.of_kind("Deployment"):
         name = deployment["metadata"]["name"]
         if name in scaled:
@@ -475,17 +566,20 @@ def test_no_replicas_where_an_autoscaler_owns_the_count(rendered: Rendered) -> N
 def test_no_kustomization_sets_the_autoscaled_count() -> None:
     for path in K8S.rglob("kustomization.yaml"):
         counted = {entry["name"] for entry in yaml.safe_load(path.read_text()).get("replicas", [])}
-        assert "mazziere" not in counted, f"{path}: `replicas:` would fight the autoscaler"
+        assert not counted & {"mazziere", HOST}, f"{path}: `replicas:` would fight the autoscaler"
 
 
 def test_autoscaler_range_per_overlay(overlays: dict[str, Rendered]) -> None:
-    def bounds(name: str) -> tuple[int, int]:
-        (hpa,) = overlays[name].of_kind("HorizontalPodAutoscaler")
+    def bounds(name: str, deployment: str = "mazziere") -> tuple[int, int]:
+        hpa = autoscaler(overlays[name], deployment)
         return hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]
 
     assert bounds("dev") == (1, 2)
     assert bounds("all-components") == (2, 10)  # the base's
     assert bounds("production")[0] >= 3, "production survives losing a pod (or a node) with room to spare"
+    assert bounds("dev", HOST) == (1, 2)
+    assert bounds("all-components", HOST) == (2, 4)  # the component's
+    assert bounds("production", HOST)[0] >= 2, "a host pod lost or drained leaves another serving its tables"
 
 
 def test_all_containers_of_an_overlay_run_one_image(rendered: Rendered) -> None:
@@ -522,6 +616,157 @@ def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered
     with pytest.raises(SystemExit) as stopped:
         cli_main([*args, "--help"])
     assert stopped.value.code == 0
+
+
+# -- the host ---------------------------------------------------------------------------------------------------
+
+
+HOSTED = ("dev", "production", "all-components")
+
+
+def test_every_overlay_deploys_the_host() -> None:
+    """All three include components/host (the test's own overlay too); its tests below run on each."""
+    assert set(HOSTED) == set(OVERLAYS)
+    for name in ("dev", "production"):
+        kustomization = yaml.safe_load((K8S / "overlays" / name / "kustomization.yaml").read_text())
+        assert "../../components/host" in kustomization["components"], name
+
+
+def test_the_engine_pods_keep_no_tables(rendered: Rendered) -> None:
+    container = only_container(rendered.engine)
+    config = GatewayConfig.load(rendered.container_env(container))
+    assert not config.host_enabled, "stateless: MAZZIERE_HOST_ENABLED=false on the engine pods"
+    assert {e["name"]: e.get("value") for e in container["env"]}["MAZZIERE_HOST_ENABLED"] == "false"
+    assert not config.engine_target and not config.store_url
+    mounts = {m["mountPath"] for m in container["volumeMounts"]}
+    assert DATA_DIR not in mounts, "no data directory: the engine writes nothing"
+
+
+def host_config(rendered: Rendered) -> GatewayConfig:
+    return GatewayConfig.load(rendered.container_env(only_container(rendered.host)))
+
+
+def test_the_host_keeps_its_tables_in_the_store_its_secret_names(rendered: Rendered) -> None:
+    container = only_container(rendered.host)
+    assert container["args"] == ["serve"]
+    entries = {e["name"]: e for e in container["env"]}
+    config = host_config(rendered)
+    assert config.host_enabled and entries["MAZZIERE_HOST_ENABLED"]["value"] == "true"
+    # The store's URL (it holds the database's password) comes from a Secret, never from a plain value.
+    store = entries["MAZZIERE_STORE_URL"]
+    assert "value" not in store
+    ref = store["valueFrom"]["secretKeyRef"]
+    assert ref["key"] == "url" and not ref.get("optional", False)
+    for source in container["envFrom"]:
+        assert "MAZZIERE_STORE_URL" not in rendered.one("ConfigMap", source["configMapRef"]["name"])["data"]
+    if rendered.name == "production":
+        assert ref["name"] == STORE_SECRET and rendered.secret_value(STORE_SECRET, "url") is None
+        assert f"create secret generic {STORE_SECRET} --from-file=url=" in (DEPLOY / "README.md").read_text()
+    else:
+        assert ref["name"].startswith(STORE_SECRET + "-"), "a generated Secret (with its content hash)"
+    assert config.store.startswith("postgresql://"), config.store
+    # MAZZIERE_HOST_REPLICAS is the most replicas the autoscaler may run; more than one only on PostgreSQL, as the
+    # service itself refuses a SQLite store shared by several (checked here with the store taken away).
+    hpa = autoscaler(rendered, HOST)
+    assert config.host_replicas == hpa["spec"]["maxReplicas"] > 1
+    env = rendered.container_env(container)
+    with pytest.raises(ConfigError, match="PostgreSQL"):
+        GatewayConfig.load({**env, "MAZZIERE_STORE_URL": ""})
+    with pytest.raises(ConfigError, match="PostgreSQL"):
+        GatewayConfig.load({**env, "MAZZIERE_STORE_URL": f"sqlite:///{DATA_DIR}/tables.db"})
+
+
+def test_the_host_calls_every_engine_pod_round_robin(rendered: Rendered) -> None:
+    target = host_config(rendered).engine_target
+    assert target.startswith("dns:///") and spreads(target)
+    name, port = target.removeprefix("dns:///").rsplit(":", 1)
+    service = rendered.one("Service", name)
+    assert service["spec"]["clusterIP"] == "None", "headless: the name resolves to every engine pod"
+    assert not service["spec"].get("publishNotReadyAddresses", False)
+    assert service["spec"]["selector"] == rendered.engine["spec"]["selector"]["matchLabels"]
+    assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
+    assert ("grpc.service_config", ROUND_ROBIN) in channel_options(target, DEFAULTS.max_message_bytes)
+
+
+def test_the_host_runs_as_the_engine_does(rendered: Rendered) -> None:
+    """The same pod and container security, service account, sealing keys and probes as the engine."""
+    engine, host = rendered.engine["spec"]["template"]["spec"], rendered.host["spec"]["template"]["spec"]
+    for field in ("securityContext", "serviceAccountName", "automountServiceAccountToken"):
+        assert host[field] == engine[field], field
+    engine_container, host_container = only_container(rendered.engine), only_container(rendered.host)
+    for field in ("securityContext", "startupProbe", "readinessProbe", "livenessProbe", "ports"):
+        assert host_container[field] == engine_container[field], field
+    assert host_container["image"] == engine_container["image"]
+
+    def keys(spec: dict[str, Any], container: dict[str, Any]) -> tuple[Any, ...]:
+        (volume,) = [v for v in spec["volumes"] if "secret" in v]
+        (mount,) = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+        return volume["secret"], mount["mountPath"], rendered.container_env(container)["MAZZIERE_SEAL_KEYS_FILE"]
+
+    assert keys(host, host_container) == keys(engine, engine_container), "one Secret, mounted the same way"
+
+
+def test_the_host_data_directory_is_a_writable_emptydir(rendered: Rendered) -> None:
+    spec = rendered.host["spec"]["template"]["spec"]
+    container = only_container(rendered.host)
+    assert host_config(rendered).data_dir == DATA_DIR
+    (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == DATA_DIR]
+    assert not mount.get("readOnly", False) and "subPath" not in mount
+    (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+    assert set(volume) == {"name", "emptyDir"} and volume["emptyDir"].get("medium") != "Memory"
+    assert memory_bytes(volume["emptyDir"]["sizeLimit"]) >= 64 * 2**20
+
+
+def test_the_host_has_its_service_budget_and_public_address(rendered: Rendered) -> None:
+    service = rendered.one("Service", HOST)
+    assert service["spec"]["selector"] == rendered.host["spec"]["selector"]["matchLabels"]
+    ports = {p["name"]: p for p in service["spec"]["ports"]}
+    assert ports["http"]["port"] == DEFAULTS.rest_port, "/play and HostService over Connect and gRPC-Web"
+    assert ports["grpc"]["port"] == DEFAULTS.port and ports["grpc"]["appProtocol"] == "grpc"
+    (budget,) = [b for b in rendered.of_kind("PodDisruptionBudget") if b["metadata"]["name"] == HOST]
+    assert budget["spec"]["selector"]["matchLabels"] == rendered.host["spec"]["selector"]["matchLabels"]
+    public = urlsplit(host_config(rendered).public_url)
+    assert public.scheme in ("http", "https") and public.netloc and public.path in ("", "/")
+    if rendered.name == "production":
+        assert public.scheme == "https", "invite links carry capabilities: TLS in production"
+
+
+def test_dev_runs_a_postgresql_the_store_url_names(overlays: dict[str, Rendered]) -> None:
+    rendered = overlays["dev"]
+    (database,) = rendered.of_kind("StatefulSet")
+    container = only_container(database)
+    assert container["image"] == "postgres:17"
+    env = {e["name"]: e for e in container["env"]}
+    password_ref = env["POSTGRES_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    password = rendered.secret_value(password_ref["name"], password_ref["key"])
+    url = urlsplit(host_config(rendered).store)
+    service = rendered.one("Service", url.hostname or "")
+    assert matches(service["spec"]["selector"], database["spec"]["template"]["metadata"]["labels"])
+    assert database["spec"]["serviceName"] == service["metadata"]["name"]
+    assert url.port == 5432 and url.port in {p["port"] for p in service["spec"]["ports"]}
+    assert (url.username, url.password, url.path) == (
+        env["POSTGRES_USER"]["value"], password, "/" + env["POSTGRES_DB"]["value"]
+    )  # fmt: skip
+    assert "not-a-secret" in (password or ""), "the dev password is public and says so"
+    (claim,) = database["spec"]["volumeClaimTemplates"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert env["PGDATA"]["value"].startswith(mounts[claim["metadata"]["name"]] + "/"), "a folder inside the volume"
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert not overlays["production"].of_kind("StatefulSet"), "production's PostgreSQL is a managed one"
+
+
+def test_every_object_is_valid_for_kubernetes(rendered: Rendered) -> None:
+    """kubernetes-validate's schemas (strict: no unknown field), for the oldest Kubernetes these manifests need
+    (1.27: gRPC probes) and its latest. Custom resources (the ServiceMonitors) have no schema there."""
+    validate = pytest.importorskip("kubernetes_validate", reason="pip install kubernetes-validate")
+    for version in ("1.27.0", validate.latest_version()):
+        for obj in rendered.objects:
+            if obj["apiVersion"].startswith("monitoring.coreos.com/"):
+                continue
+            try:
+                validate.validate(obj, version, strict=True)
+            except validate.ValidationError as error:
+                pytest.fail(f"{rendered.name}: {obj['kind']} {obj['metadata']['name']} ({version}): {error}")
 
 
 # -- the Dockerfile ----------------------------------------------------------------------------------------------
@@ -575,30 +820,115 @@ def test_the_image_runs_mazziere_serve() -> None:
     assert stopped.value.code == 0
 
 
-def test_the_image_is_multi_stage_on_a_pinned_python_and_unprivileged() -> None:
+def stages() -> list[tuple[str, str]]:
+    """(base image, stage name) of each FROM, with the ARG defaults put in; the last stage is the image."""
     args = dict(a.split("=", 1) for a in dockerfile("ARG") if "=" in a)
-    bases = [args.get(f.split()[0].strip("${}"), f.split()[0]) for f in dockerfile("FROM")]
-    assert len(bases) >= 2, "multi-stage"
-    for base in bases:
-        name, _, tag = base.partition(":")
-        assert name == "python" and tag.startswith("3.11-slim") and tag != "latest", base
+    found = []
+    for line in dockerfile("FROM"):
+        words = line.split()
+        name = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
+        found.append((args.get(words[0].strip("${}"), words[0]), name))
+    return found
+
+
+def test_the_image_is_multi_stage_on_pinned_bases_and_unprivileged() -> None:
+    found = stages()
+    assert [name for _, name in found] == ["build", "web", ""], "Python build, the web table's build, the image"
+    needed = json.loads((ROOT / "clients" / "web" / "package.json").read_text())["engines"]["node"]
+    for base, name in found:
+        image, _, tag = base.partition(":")
+        if name == "web":  # Node builds the web table's files only; the image runs on Python alone
+            major = re.fullmatch(r"(\d+)-[a-z]+-slim", tag)
+            assert image == "node" and major, base
+            assert int(major[1]) >= int(needed.removeprefix(">=")), f"{base}: clients/web needs Node {needed}"
+        else:
+            assert image == "python" and tag.startswith("3.11-slim") and tag != "latest", base
     assert dockerfile_user() != 0
     run = " ".join(dockerfile("RUN"))
     assert "python services/codegen.py" in run, "the protobuf modules are generated at build time"
     assert "-e " not in run and "--editable" not in run, "an ordinary install: nothing from the source tree at run time"
 
 
+def makefile_recipe(target: str) -> list[str]:
+    """The recipe lines of a Makefile rule, by the rule's first line up to the colon."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    heads = [i for i, line in enumerate(lines) if line.startswith(target + ":")]
+    if not heads:
+        return []
+    first = heads[0]
+    while lines[first].endswith("\\"):  # the prerequisites go on
+        first += 1
+    recipe = []
+    for line in lines[first + 1 :]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return recipe
+
+
+def test_the_web_stage_builds_the_web_table_as_make_web_does() -> None:
+    """The same npm installs and the same steps as ``make web``'s recipe: its ``buf generate`` (the root's buf CLI,
+    run in clients/web) is the web table's own ``npm run generate``, and where the recipe needs the gateway's
+    OpenAPI document, the image writes it the same way."""
+    run = " ".join(dockerfile("RUN"))
+    install = "npm ci --no-audit --no-fund --loglevel=error"
+    assert run.count(install) == 2, "the root's (the buf CLI) and clients/web's, as locked"
+    assert install in makefile_recipe("$(BUF)")
+    assert install in " ".join(makefile_recipe("$(WEB)/node_modules/.installed"))
+    scripts = json.loads((ROOT / "clients" / "web" / "package.json").read_text())["scripts"]
+    (built,) = makefile_recipe("$(WEB_BUILT)")[:1]
+    steps = [step.strip() for step in built.split("&&")]
+    assert steps[0] == "cd $(WEB)", built
+    for step in steps[1:]:
+        if step == "$(CURDIR)/$(BUF) generate":
+            assert scripts["generate"] == "../../node_modules/.bin/buf generate", scripts["generate"]
+            step = "npm run --silent generate"
+        assert step in run, step
+    written = re.findall(r"-c ('[^']+') > /src/openapi\.json", run)
+    assert len(written) == 1 and "COPY --from=build /src/openapi.json ./openapi.json" in DOCKERFILE.read_text()
+    if document := makefile_recipe("$(WEB)/openapi.json"):
+        assert f"-c {written[0]} > $@" in document[0], "the document make web writes, written the same way"
+
+
+def test_the_image_serves_the_web_table_where_the_gateway_looks() -> None:
+    (copy,) = [shlex.split(c) for c in dockerfile("COPY") if c.startswith("--from=web ")]
+    source, destination = copy[1:]
+    assert source == "/src/clients/web/dist"
+    (python,) = [base for base, name in stages() if name == "build"]
+    minor = python.partition(":")[2].split("-")[0]
+    # WEB_DIST is clients/web/dist beside the package: the repository root here, the installed package there.
+    package = Path(gateway_app.__file__).resolve().parents[2]
+    relative = PurePosixPath(gateway_app.WEB_DIST.relative_to(package).as_posix())
+    assert PurePosixPath(destination) == PurePosixPath(f"/opt/venv/lib/python{minor}/site-packages/mazziere") / relative
+    assert "WEB_DIST / 'index.html'" in " ".join(dockerfile("RUN")), "the build checks the gateway finds the page"
+
+
+def test_the_image_keeps_its_data_in_a_directory_for_a_volume() -> None:
+    env = dict(word.split("=", 1) for line in dockerfile("ENV") for word in line.split() if "=" in word)
+    assert env["MAZZIERE_DATA_DIR"] == DATA_DIR
+    run = " ".join(dockerfile("RUN"))
+    assert f"chown {dockerfile_user()}:{dockerfile_user()} {DATA_DIR}" in run, "its user may write the volume"
+    assert not dockerfile("VOLUME"), "no anonymous volume: the caller mounts one (deploy/README.md)"
+
+
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
     ignore = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()]
     allowed = {line[1:].rstrip("/") for line in ignore if line.startswith("!")}
+    excluded = {line.rstrip("/") for line in ignore if line and line[0] not in "#!" and line != "*"}
     assert "*" in ignore, "an allowlist: the context is only what the image needs"
-    assert "services/gen/" in ignore, "generated at build time, never copied"
+    generated = ("services/gen", "clients/web/node_modules", "clients/web/dist", "clients/web/src/gen")
+    assert set(generated) | {"clients/web/openapi.json"} <= excluded, "made at build time, never copied"
+
+    def under(path: str, folders: set[str]) -> bool:
+        return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
     for copy in dockerfile("COPY"):
         parts = shlex.split(copy)
         if any(p.startswith("--from=") for p in parts):
             continue
         for source in parts[:-1]:
-            assert source in allowed, f"{source} is copied but left out of the context"
+            assert under(source, allowed), f"{source} is copied but left out of the context"
+            assert not under(source, excluded), f"{source} is generated, never copied"
             assert (ROOT / source).exists(), source
 
 
