@@ -40,6 +40,7 @@ class ServiceReason(Enum):
     TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
     CAPABILITY_INVALID = "CAPABILITY_INVALID"
     TABLE_CLOSED = "TABLE_CLOSED"
+    STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 
 
 _CODES = {
@@ -59,6 +60,7 @@ _CODES = {
     ServiceReason.TABLE_NOT_FOUND: grpc.StatusCode.NOT_FOUND,
     ServiceReason.CAPABILITY_INVALID: grpc.StatusCode.PERMISSION_DENIED,
     ServiceReason.TABLE_CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
+    ServiceReason.STORE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
 
 

@@ -8,6 +8,7 @@ health checks answer at once however busy the workers are.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 from collections.abc import Callable, Coroutine, Sequence
@@ -29,7 +30,7 @@ from mazziere.services.gen.mazziere.v1 import errors_pb2
 from mazziere.services.logs import get_logger
 from mazziere.services.methods import SERVICE_NAME, table_methods
 from mazziere.services.metrics import Metrics
-from mazziere.services.sealing import Keyring
+from mazziere.services.sealing import Keyring, new_key_entry
 from mazziere.services.servicer import TableCore, served_games
 
 __all__ = ["SERVICE_NAME", "App", "GrpcServer", "ServerThread", "serve"]
@@ -68,6 +69,8 @@ class App:
             CostClass.BOT: config.bot_calls,
             CostClass.ADVICE: config.advice_calls,
             CostClass.REPLAY: 2 * config.replay_workers,
+            CostClass.HOST: config.max_concurrent_calls,
+            CostClass.WATCH: config.watchers,
         }
         workers = {
             CostClass.MOVE: config.workers,
@@ -199,8 +202,26 @@ def server_options(config: Config) -> list[tuple[str, Any]]:
     ]
 
 
-def make_keyring(config: Config) -> Keyring:
+KEY_FILE = "seal.keys"
+"""The sealing key the embedded default makes for itself in its data directory (when no keys are configured)."""
+
+
+def make_keyring(config: Config, *, keep_in: Path | None = None) -> Keyring:
+    """The configured keys; else one kept in ``keep_in`` (made on first start, readable by this user only), so
+    stored tables outlive a restart; else one for this process alone."""
     keyring = Keyring.from_config(config.seal_keys, config.seal_keys_file)
+    if keyring is None and keep_in is not None:
+        path = keep_in / KEY_FILE
+        if not path.exists():
+            keep_in.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(new_key_entry() + "\n")
+            get_logger().info("sealing_key_created", path=str(path), message="no MAZZIERE_SEAL_KEYS: made one here")
+        keyring = Keyring.from_config("", str(path))
+        assert keyring is not None
+        get_logger().info("sealing_key_file", path=str(path), kid=keyring.primary)
+        return keyring
     if keyring is None:
         keyring = Keyring.ephemeral()
         get_logger().warning(

@@ -38,9 +38,11 @@ from mazziere.services.gateway.headers import SecurityHeaders, docs_policy
 from mazziere.services.gateway.routes import ROUTES, SERVICE, Route
 from mazziere.services.gateway.schema import Schema, message_schemas, ref
 from mazziere.services.gateway.stream import Chunks, WrittenStream
+from mazziere.services.gen.mazziere.v1 import host_pb2
 from mazziere.services.logs import get_logger
 
 SEAT_KEY_HEADER = "X-Seat-Key"
+HOST_SERVICE = host_pb2.DESCRIPTOR.services_by_name["HostService"]
 SEAT_KEY_SCHEME = "SeatKey"
 SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
@@ -54,8 +56,15 @@ _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
-def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRegistry | None = None) -> FastAPI:
-    """The gateway over ``backend``. ``registry``: where the HTTP metrics go (the service's when embedded)."""
+def create_app(
+    backend: Backend,
+    config: GatewayConfig,
+    *,
+    registry: CollectorRegistry | None = None,
+    host: Backend | None = None,
+) -> FastAPI:
+    """The gateway over ``backend``. ``registry``: where the HTTP metrics go (the service's when embedded);
+    ``host``: HostService's backend, whose RPCs are served over Connect and gRPC-Web too."""
     registry = registry if registry is not None else CollectorRegistry()
     app = FastAPI(
         title="Mazziere",
@@ -87,6 +96,14 @@ def create_app(backend: Backend, config: GatewayConfig, *, registry: CollectorRe
     connect.add_routes(
         app.router, backend, max_body=config.gateway_max_body_bytes, read_timeout=config.gateway_read_timeout_seconds
     )
+    if host is not None:
+        connect.add_routes(
+            app.router,
+            host,
+            max_body=config.gateway_max_body_bytes,
+            read_timeout=config.gateway_read_timeout_seconds,
+            service=HOST_SERVICE,
+        )
     _add_probes(app, backend, registry if config.gateway_metrics else None)
     if config.gateway_docs:
         _add_docs(app)

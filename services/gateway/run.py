@@ -13,6 +13,7 @@ import contextlib
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -28,9 +29,11 @@ from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcess
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.gateway.routes import SERVICE
 from mazziere.services.gateway.stream import TRANSPORT
+from mazziere.services.host.host import Host
+from mazziere.services.host.serve import add_host
 from mazziere.services.logs import get_logger
 from mazziere.services.metrics import new_registry, serve_registry
-from mazziere.services.server import SERVICE_NAME, App, GrpcServer
+from mazziere.services.server import SERVICE_NAME, App, GrpcServer, make_keyring
 
 MAX_HEAD_BYTES = 64 * 1024
 """The most a request line and its headers may take; beyond, 431 and the connection is closed."""
@@ -185,41 +188,54 @@ def embedded_backend(app: App, config: GatewayConfig, server: GrpcServer, port: 
 
 
 def serve_embedded(config: GatewayConfig) -> None:
-    """``mazziere serve``: gRPC and REST in one process until SIGTERM or SIGINT."""
-    if not config.rest_port:
-        from mazziere.services.server import serve
-
-        serve(config)
-        return
+    """``mazziere serve``: gRPC, the host and REST in one process until SIGTERM or SIGINT."""
     if config.gateway_embedded == "channel" and config.tls_cert_file:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
-    sock = bind(config.rest_host, config.rest_port)
-    app = App(config)
+    sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
+    keep_key = config.host_enabled and config.store.startswith("sqlite:") and not config.engine_target
+    app = App(config, keyring=make_keyring(config, keep_in=Path(config.data_dir) if keep_key else None))
+    hosted = add_host(app, config, timeout=config.gateway_timeout_seconds) if config.host_enabled else None
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
-    uvloop.run(_embedded(app, config, sock))
+    uvloop.run(_embedded(app, config, sock, hosted))
 
 
-async def _embedded(app: App, config: GatewayConfig, sock: socket.socket) -> None:
+async def _embedded(
+    app: App, config: GatewayConfig, sock: socket.socket | None, hosted: tuple[Host, Backend] | None
+) -> None:
     stop = _stop_on_signals()
     log = get_logger()
     server = GrpcServer(app)
     port = await server.start()
+    if hosted is not None:
+        await hosted[0].start()
+        log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
     backend = embedded_backend(app, config, server, port)
-    rest = RestServer(
-        create_app(backend, config, registry=app.metrics.registry),
-        sock,
-        grace_seconds=config.grace_seconds,
-        read_timeout=config.gateway_read_timeout_seconds,
-    )
-    rest_task = asyncio.create_task(rest.run_on_socket())
-    log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
-    await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)
+    waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
+    rest: RestServer | None = None
+    if sock is not None:
+        rest = RestServer(
+            create_app(backend, config, registry=app.metrics.registry, host=hosted[1] if hosted else None),
+            sock,
+            grace_seconds=config.grace_seconds,
+            read_timeout=config.gateway_read_timeout_seconds,
+        )
+        waits.append(asyncio.create_task(rest.run_on_socket()))
+        log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await server.not_serving()  # /readyz answers 503 from here on
     await asyncio.sleep(config.drain_seconds)
-    rest.should_exit = True
-    await asyncio.gather(server.stop(), rest_task, return_exceptions=True)
+    if rest is not None:
+        rest.should_exit = True
+    await asyncio.gather(server.stop(), *waits[1:], return_exceptions=True)
+    if hosted is not None:
+        await hosted[0].stop()
     await backend.close()
+
+
+def _store_kind(url: str) -> str:
+    """The store's kind and place, without credentials."""
+    return url if url.startswith("sqlite:") else url.split("://", 1)[0] + "://" + url.rsplit("@", 1)[-1]
 
 
 def serve_split(config: GatewayConfig, target: str) -> None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
 class News:
-    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed."""
+    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed. ``seen``: what
+    each audience saw of that step, when this process applied it (else the watchers read it from the store)."""
 
     seq: int
     at: float
+    seen: Mapping[str, bytes] | None = None
 
 
 class Hub:
@@ -38,8 +41,8 @@ class Hub:
             if not queues:
                 del self._queues[table_id]
 
-    def publish(self, table_id: str, seq: int) -> None:
-        news = News(seq, time.monotonic())
+    def publish(self, table_id: str, seq: int, seen: Mapping[str, bytes] | None = None) -> None:
+        news = News(seq, time.monotonic(), seen)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()

@@ -68,6 +68,10 @@ Listener = Callable[[str, int], Awaitable[None]]
 class Store(Protocol):
     """The host's tables. Every method may raise :class:`StoreError`; none leaves a step half applied."""
 
+    async def open(self) -> Store:
+        """Connect and bring the schema up to :data:`SCHEMA_VERSION` (a bad URL or a dead server shows here)."""
+        ...
+
     async def create(self, table: TableRecord, first: Step) -> None:
         """Keep a new table and its first step (its creation)."""
         ...

@@ -1,0 +1,529 @@
+"""The host's handlers: open a table, play, watch, advise, reissue an invite, close; and its turn timer.
+
+Every engine call goes to TableService through a :class:`~mazziere.services.gateway.backend.Backend` (the call core
+in this process, or a gRPC channel to the engine's replicas), so it is admitted like any other caller's. The host
+holds each table's token and seat keys in its store and answers people only with their own ``HostedUpdate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from mazziere.engine import bots as bots_engine
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.services.core.admission import CostClass
+from mazziere.services.core.call import Call
+from mazziere.services.core.dispatch import Method, always
+from mazziere.services.errors import ServiceError, ServiceReason
+from mazziere.services.gateway.backend import Backend
+from mazziere.services.gateway.errors import GatewayError
+from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.host import capabilities
+from mazziere.services.host.hub import Hub
+from mazziere.services.host.metrics import HostMetrics
+from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
+from mazziere.services.logs import get_logger
+
+HOST_SERVICE = "mazziere.v1.HostService"
+T = TypeVar("T")
+TIMER_POLICY = "cautious"
+"""How the host plays a person's turn when its time runs out."""
+PAGE = 500
+"""Steps read from the store at a time."""
+LEASE_MS = 15_000
+"""How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettings:
+    public_url: str = "http://localhost:8080"
+    turn_seconds: int = 60
+    bot_delay_ms: int = 700
+    table_idle_hours: float = 72.0
+    heartbeat_seconds: float = 15.0
+    engine_timeout: float = 10.0
+    engine_api_key: str = ""
+    timer_poll_seconds: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the host keeps of a table beside its token (the record's ``settings``)."""
+
+    game: str
+    names: tuple[str, ...]
+    bots: tuple[str, ...]
+    turn_seconds: int
+
+    def encode(self) -> bytes:
+        return json.dumps(
+            {"game": self.game, "names": self.names, "bots": self.bots, "turn": self.turn_seconds}
+        ).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Settings:
+        raw = json.loads(data)
+        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]))
+
+
+class Host:
+    """Tables between people, kept in ``store``, played through ``engine``."""
+
+    def __init__(
+        self,
+        store: Store,
+        engine: Backend,
+        settings: HostSettings,
+        metrics: HostMetrics,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.settings = settings
+        self.metrics = metrics
+        self.clock = clock
+        self.hub = Hub()
+        self.replica = uuid.uuid4().hex[:12]
+        self.log = get_logger("mazziere.host")
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- lifecycle --------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.store.open()
+        await self.store.listen(self._heard)
+        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._expiry())]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.store.aclose()
+
+    def methods(self) -> list[Method]:
+        host, watch = always(CostClass.HOST), always(CostClass.WATCH)
+        rows: list[tuple[str, Any, type[Message]]] = [
+            ("OpenTable", self.open_table, hpb.OpenTableRequest),
+            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest),
+            ("Play", self.play, hpb.PlayRequest),
+            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest),
+            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest),
+            ("CloseTable", self.close_table, hpb.CloseTableRequest),
+        ]
+        methods = [Method(HOST_SERVICE, name, fn, request, cost=host) for name, fn, request in rows]
+        methods.append(Method(HOST_SERVICE, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True))
+        return methods
+
+    # -- handlers ---------------------------------------------------------------------------------------
+
+    async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> hpb.OpenTableResponse:
+        call.game = request.game
+        bots = tuple(seat.bot for seat in request.seats)
+        for bot in bots:
+            if bot and bot not in bots_engine.POLICIES:
+                raise ServiceError.from_rejected(
+                    Rejected(
+                        Reason.UNKNOWN_POLICY,
+                        f"no policy is named {bot[:100]!r}; the policies are {', '.join(bots_engine.POLICIES)}",
+                    )
+                )
+        if all(bots):
+            raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
+        created: svc.CreateTableResponse = await self._engine(
+            "CreateTable",
+            svc.CreateTableRequest(
+                game=request.game,
+                preset=request.preset,
+                options=request.options,
+                seats=[pb.Seat(name=s.name, chips=s.chips) for s in request.seats],
+            ),
+        )
+        settings = Settings(
+            request.game,
+            tuple(s.name for s in request.seats),
+            bots,
+            request.turn_seconds or self.settings.turn_seconds,
+        )
+        secrets = {OWNER: capabilities.new_capability(), SPECTATORS: capabilities.new_capability()}
+        for seat, bot in enumerate(bots):
+            if not bot:
+                secrets[str(seat)] = capabilities.new_capability()
+        seen = _seen(created.updates, created.seq, created.to_act, created.is_over, created.settlement, request.game)
+        due = self._due(settings, created.to_act, created.is_over)
+        _stamp(seen, due)
+        now = self._now_ms()
+        record = TableRecord(
+            table_id=created.table_id,
+            game=request.game,
+            token=created.state,
+            seq=created.seq,
+            seat_keys=tuple(k.key for k in sorted(created.seat_keys, key=lambda k: k.seat)),
+            settings=settings.encode(),
+            capabilities={a: capabilities.digest(c) for a, c in secrets.items()},
+            due_ms=due,
+            created_ms=now,
+            updated_ms=now,
+        )
+        await self._stored(self.store.create(record, Step(created.seq, b"", _bytes(seen))))
+        self.metrics.opened.inc()
+        url = self.settings.public_url
+
+        def invite(audience: str) -> hpb.Invite:
+            link = capabilities.invite_url(url, created.table_id, secrets[audience])
+            answer = hpb.Invite(capability=secrets[audience], url=link)
+            if audience not in (OWNER, SPECTATORS):
+                answer.seat = int(audience)
+            return answer
+
+        return hpb.OpenTableResponse(
+            table_id=created.table_id,
+            owner=invite(OWNER),
+            invites=[invite(str(s)) for s, bot in enumerate(bots) if not bot],
+            spectators=invite(SPECTATORS),
+            update=seen[SPECTATORS],
+        )
+
+    async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> hpb.GetHostedTableResponse:
+        record, audience = await self._open(request.table_id, call)
+        answer = hpb.GetHostedTableResponse(
+            update=await self._snapshot(record, audience), presence=self._presence(record)
+        )
+        if audience.isdigit():
+            answer.seat = int(audience)
+        return answer
+
+    async def play(self, request: hpb.PlayRequest, call: Call) -> hpb.PlayResponse:
+        _, audience = await self._open(request.table_id, call)
+        if not audience.isdigit() or request.action.seat != int(audience):
+            raise ServiceError.of(
+                ServiceReason.CAPABILITY_INVALID, "this invite plays only its own seat; name that seat in the action"
+            )
+        seen = await self._move(request.table_id, request.expected_seq, action=request.action)
+        return hpb.PlayResponse(update=seen[audience])
+
+    async def advise_seat(self, request: hpb.AdviseSeatRequest, call: Call) -> hpb.AdviseSeatResponse:
+        record, audience = await self._open(request.table_id, call)
+        if not audience.isdigit():
+            raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "advice is for a seat: use that seat's invite")
+        seat = int(audience)
+        advice: svc.AdviseResponse = await self._engine(
+            "Advise",
+            svc.AdviseRequest(
+                table_id=record.table_id,
+                state=record.token,
+                seat=seat,
+                seat_key=record.seat_keys[seat],
+                samples=request.samples,
+            ),
+            timeout=call.time_remaining(),
+        )
+        return hpb.AdviseSeatResponse(advice=advice)
+
+    async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[hpb.WatchResponse]:
+        record, audience = await self._open(request.table_id, call)
+        table_id = record.table_id
+        view = SPECTATORS if audience == OWNER else audience
+        seat = int(audience) if audience.isdigit() else None
+        if seat is not None:
+            self.hub.arrive(table_id, seat)  # told to the others; then this stream listens, then reads the table
+        queue = self.hub.subscribe(table_id)
+        self.metrics.watchers.inc()
+        try:
+            last = request.after_seq
+            if last <= 0 or last > record.seq:
+                snapshot = await self._snapshot(record, view)
+                last = snapshot.seq
+                yield hpb.WatchResponse(update=snapshot, presence=self._presence(record))
+            else:
+                yield hpb.WatchResponse(presence=self._presence(record))
+                async for update in self._steps(table_id, view, last):
+                    last = update.seq
+                    yield hpb.WatchResponse(update=update)
+            while True:
+                try:
+                    news = await asyncio.wait_for(queue.get(), self.settings.heartbeat_seconds)
+                except TimeoutError:
+                    yield hpb.WatchResponse(heartbeat=True)
+                    continue
+                if news.seq == 0:
+                    yield hpb.WatchResponse(presence=self._presence(record))
+                    continue
+                if news.seq <= last:
+                    continue
+                if news.seen is not None and news.seq == last + 1 and view in news.seen:  # applied here: no read
+                    update = hpb.HostedUpdate.FromString(news.seen[view])
+                    last = update.seq
+                    self.metrics.push_lag.observe(time.monotonic() - news.at)
+                    yield hpb.WatchResponse(update=update)
+                    if update.closed:
+                        return
+                    continue
+                async for update in self._steps(table_id, view, last):
+                    last = update.seq
+                    self.metrics.push_lag.observe(time.monotonic() - news.at)
+                    yield hpb.WatchResponse(update=update)
+                    if update.closed:
+                        return
+        finally:
+            self.metrics.watchers.dec()
+            self.hub.unsubscribe(table_id, queue)
+            if seat is not None:
+                self.hub.leave(table_id, seat)
+
+    async def reissue_invite(self, request: hpb.ReissueInviteRequest, call: Call) -> hpb.ReissueInviteResponse:
+        record, audience = await self._open(request.table_id, call)
+        capabilities.owner_only(audience)
+        if request.HasField("seat"):
+            target = str(request.seat)
+            if target not in record.capabilities:
+                raise ServiceError.of(
+                    ServiceReason.INVALID_REQUEST, f"seat {request.seat} is not a person's seat at this table"
+                )
+        else:
+            target = SPECTATORS
+        secret = capabilities.new_capability()
+        await self._stored(self.store.set_capability(record.table_id, target, capabilities.digest(secret)))
+        invite = hpb.Invite(
+            capability=secret, url=capabilities.invite_url(self.settings.public_url, record.table_id, secret)
+        )
+        if request.HasField("seat"):
+            invite.seat = request.seat
+        return hpb.ReissueInviteResponse(invite=invite)
+
+    async def close_table(self, request: hpb.CloseTableRequest, call: Call) -> hpb.CloseTableResponse:
+        record, audience = await self._open(request.table_id, call)
+        capabilities.owner_only(audience)
+        seq = record.seq + 1
+        settings = Settings.decode(record.settings)
+        closing = hpb.HostedUpdate(seq=seq, closed=True, game=settings.game)
+        seen = {a: closing.SerializeToString() for a in _audiences(len(settings.names))}
+        if not await self._stored(self.store.close(record.table_id, Step(seq, b"", seen))):
+            raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the table is already closed")
+        await self._stored(self.store.notify(record.table_id, seq))
+        return hpb.CloseTableResponse(seq=seq)
+
+    # -- moves ------------------------------------------------------------------------------------------
+
+    async def _move(
+        self, table_id: str, expected_seq: int, *, action: pb.Action | None = None, auto: tuple[str, int] | None = None
+    ) -> dict[str, hpb.HostedUpdate]:
+        """Apply one move (``action``, or ``auto``: a policy and a seat) at ``expected_seq``; what each audience
+        saw. Moves of one table are taken one at a time here; across hosts the store's conditional update decides."""
+        lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
+        async with lock:
+            record = await self._record(table_id)
+            if record.closed:
+                raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
+            if record.seq != expected_seq:
+                raise _stale(expected_seq, record.seq)
+            settings = Settings.decode(record.settings)
+            seat = action.seat if action is not None else auto[1] if auto else 0
+            if not 0 <= seat < len(record.seat_keys):
+                raise ServiceError.of(ServiceReason.INVALID_REQUEST, f"there is no seat {seat} at this table")
+            act = svc.ActRequest(
+                table_id=table_id,
+                state=record.token,
+                expected_seq=expected_seq,
+                seat_key=record.seat_keys[seat],
+                viewers=[pb.SeatKey(seat=s, key=k) for s, k in enumerate(record.seat_keys) if s != seat],
+                include_spectator=True,
+            )
+            if action is not None:
+                act.action.CopyFrom(action)
+            elif auto is not None:
+                act.auto_play, act.auto_seat = auto
+            answer: svc.ActResponse = await self._engine("Act", act)
+            seen = _seen(answer.updates, answer.seq, answer.to_act, answer.is_over, answer.settlement, record.game)
+            due = self._due(settings, answer.to_act, answer.is_over)
+            _stamp(seen, due)
+            step = Step(answer.seq, answer.action.SerializeToString(), _bytes(seen))
+            if not await self._stored(self.store.advance(table_id, expected_seq, answer.state, due, step)):
+                raise _stale(expected_seq, expected_seq + 1)  # another host applied a move first
+        self.hub.publish(table_id, answer.seq, step.seen)  # this process's watchers, with what each saw
+        await self._stored(self.store.notify(table_id, answer.seq))  # every host's (this one's again: ignored)
+        self.metrics.moves.labels("auto" if auto else "person").inc()
+        return seen
+
+    # -- the turn timer ---------------------------------------------------------------------------------
+
+    async def _timers(self) -> None:
+        """Play every due turn: claimed with a lease, so exactly one host plays each."""
+        while True:
+            try:
+                now = self._now_ms()
+                for table_id, seq in await self.store.claim_due(now, LEASE_MS, self.replica):
+                    await self._fire(table_id, seq, now)
+            except StoreError as exc:
+                self.metrics.store_errors.inc()
+                self.log.warning("timer_store_error", error=str(exc))
+            except Exception as exc:  # a timer must never stop the loop
+                self.log.exception("timer_failed", exc_info=exc)
+            await asyncio.sleep(self.settings.timer_poll_seconds)
+
+    async def _fire(self, table_id: str, seq: int, now: int) -> None:
+        record = await self.store.get(table_id)
+        if record is None or record.closed or record.seq != seq or not record.due_ms:
+            return
+        self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
+        view: svc.GetViewResponse = await self._engine(
+            "GetView", svc.GetViewRequest(table_id=table_id, state=record.token)
+        )
+        if view.is_over or not view.to_act:
+            return
+        settings = Settings.decode(record.settings)
+        seat = view.to_act[0]
+        policy = settings.bots[seat] or TIMER_POLICY
+        try:
+            await self._move(table_id, seq, auto=(policy, seat))
+        except ServiceError as exc:
+            if exc.reason != ServiceReason.STALE_SEQUENCE.value:
+                self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+
+    async def _expiry(self) -> None:
+        while True:
+            try:
+                idle = self._now_ms() - int(self.settings.table_idle_hours * 3_600_000)
+                removed = await self.store.expire(idle)
+                if removed:
+                    self.log.info("tables_expired", count=removed)
+                self.metrics.tables.set(await self.store.count())
+            except StoreError as exc:
+                self.metrics.store_errors.inc()
+                self.log.warning("expiry_store_error", error=str(exc))
+            await asyncio.sleep(60)
+
+    # -- parts ------------------------------------------------------------------------------------------
+
+    async def _heard(self, table_id: str, seq: int) -> None:
+        self.hub.publish(table_id, seq)
+
+    async def _record(self, table_id: str) -> TableRecord:
+        record = await self._stored(self.store.get(table_id))
+        if record is None:
+            raise ServiceError.of(ServiceReason.TABLE_NOT_FOUND, "this host keeps no table of that id (or it expired)")
+        return record
+
+    async def _open(self, table_id: str, call: Call) -> tuple[TableRecord, str]:
+        record = await self._record(table_id)
+        call.game = record.game
+        return record, capabilities.audience_of(record.capabilities, call.metadata)
+
+    async def _snapshot(self, record: TableRecord, audience: str) -> hpb.HostedUpdate:
+        """The table now as ``audience`` sees it (from the engine's GetView)."""
+        request = svc.GetViewRequest(table_id=record.table_id, state=record.token)
+        if audience.isdigit():
+            request.seat, request.seat_key = int(audience), record.seat_keys[int(audience)]
+        view: svc.GetViewResponse = await self._engine("GetView", request)
+        update = hpb.HostedUpdate(
+            seq=view.seq,
+            update=view.update,
+            to_act=view.to_act,
+            is_over=view.is_over,
+            turn_ends_unix_ms=record.due_ms,
+            closed=record.closed,
+            snapshot=True,
+            game=record.game,
+        )
+        return update
+
+    async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[hpb.HostedUpdate]:
+        """What ``audience`` saw of every step after ``after``, read from the store in pages."""
+        while True:
+            page = await self._stored(self.store.steps(table_id, audience, after, PAGE))
+            for seq, data in page:
+                after = seq
+                yield hpb.HostedUpdate.FromString(data)
+            if len(page) < PAGE:
+                return
+
+    def _presence(self, record: TableRecord) -> list[hpb.Presence]:
+        settings = Settings.decode(record.settings)
+        here = self.hub.connected(record.table_id)
+        return [
+            hpb.Presence(seat=s, name=name, bot=bot, connected=bool(bot) or s in here)
+            for s, (name, bot) in enumerate(zip(settings.names, settings.bots, strict=True))
+        ]
+
+    def _due(self, settings: Settings, to_act: Sequence[int], is_over: bool) -> int:
+        """When the host plays next: soon for a bot to act, at the turn's end for a person, never if over."""
+        if is_over or not to_act:
+            return 0
+        if any(settings.bots[s] for s in to_act):
+            return self._now_ms() + self.settings.bot_delay_ms
+        return self._now_ms() + settings.turn_seconds * 1000
+
+    async def _engine(self, rpc: str, request: Message, timeout: float | None = None) -> Any:
+        metadata = [("authorization", f"Bearer {self.settings.engine_api_key}")] if self.settings.engine_api_key else []
+        try:
+            return await self.engine.call(
+                rpc, request, Call(metadata=metadata), timeout or self.settings.engine_timeout
+            )
+        except GatewayError as exc:
+            raise ServiceError(
+                exc.code, exc.reason, exc.message, exc.metadata, retry_after=exc.retry_after, details=exc.details
+            ) from None
+
+    async def _stored(self, work: Awaitable[T]) -> T:
+        start = time.perf_counter()
+        try:
+            return await work
+        except StoreError as exc:
+            self.metrics.store_errors.inc()
+            raise ServiceError.of(ServiceReason.STORE_UNAVAILABLE, f"the host's store failed: {exc}") from None
+        finally:
+            self.metrics.store_seconds.observe(time.perf_counter() - start)
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+
+def _audiences(seats: int) -> list[str]:
+    return [*map(str, range(seats)), SPECTATORS]
+
+
+def _seen(
+    updates: Sequence[pb.SeatUpdate],
+    seq: int,
+    to_act: Sequence[int],
+    is_over: bool,
+    settlement: Sequence[pb.Transfer],
+    game: str,
+) -> dict[str, hpb.HostedUpdate]:
+    """One HostedUpdate per audience, from the engine's updates (one per seat and the spectator's)."""
+    return {
+        (str(u.seat) if u.HasField("seat") else SPECTATORS): hpb.HostedUpdate(
+            seq=seq, update=u, to_act=to_act, is_over=is_over, settlement=settlement, game=game
+        )
+        for u in updates
+    }
+
+
+def _stamp(seen: dict[str, hpb.HostedUpdate], due_ms: int) -> None:
+    for update in seen.values():
+        update.turn_ends_unix_ms = due_ms
+
+
+def _bytes(seen: dict[str, hpb.HostedUpdate]) -> dict[str, bytes]:
+    return {audience: update.SerializeToString() for audience, update in seen.items()}
+
+
+def _stale(expected: int, actual: int) -> ServiceError:
+    return ServiceError.of(
+        ServiceReason.STALE_SEQUENCE,
+        f"the table moved on: it is past sequence {expected}; redraw it and choose again",
+        expected_seq=str(expected),
+        actual_seq=str(actual),
+    )
