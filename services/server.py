@@ -23,7 +23,7 @@ from grpc_status import rpc_status
 from mazziere.services.config import Config, ConfigError
 from mazziere.services.core.admission import Admission, CostClass, Tenants
 from mazziere.services.core.call import Call
-from mazziere.services.core.dispatch import Dispatcher, Method, Stalled
+from mazziere.services.core.dispatch import Dispatcher, Gone, Method, Stalled
 from mazziere.services.core.observe import Observer
 from mazziere.services.errors import ServiceError
 from mazziere.services.gen.mazziere.v1 import errors_pb2
@@ -145,7 +145,10 @@ def _stream(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
             if not sent:
                 sent = True
                 await _send_headers(context, call)
-            await context.write(item)
+            try:
+                await context.write(item)
+            except Exception as exc:  # grpc's ExecuteBatchError: the call was cancelled under the write
+                raise Gone from exc
 
         try:
             await dispatcher.stream(method, request, call, context.time_remaining(), write, wire=True)
@@ -155,6 +158,8 @@ def _stream(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
             await _refuse(context, exc)
         except Stalled as exc:
             await context.abort(grpc.StatusCode.CANCELLED, str(exc))
+        except Gone:
+            return
         if not sent:
             await _send_headers(context, call)
 

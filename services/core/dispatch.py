@@ -60,6 +60,10 @@ class Stalled(Exception):
     """A stream's reader made no progress within the write limit; the transport drops the connection."""
 
 
+class Gone(Exception):
+    """A stream's reader went away while an answer was being written (a transport's ``write`` raises it)."""
+
+
 _DONE = object()
 STOP_MARGIN = 0.02
 """Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
@@ -178,7 +182,7 @@ class Dispatcher:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
             raise error from None
-        except (asyncio.CancelledError, GeneratorExit):
+        except (asyncio.CancelledError, GeneratorExit, Gone):
             code = grpc.StatusCode.CANCELLED
             raise
         except Stalled:
