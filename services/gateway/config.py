@@ -37,6 +37,7 @@ class GatewayConfig(Config):
     web_source_maps: bool = False
     """Serve the web table's source map (``/play/app.js.map``, linked by a ``SourceMap`` header on ``app.js``);
     off, it is a 404."""
+
     @classmethod
     def load(cls, env: Mapping[str, str] | None = None) -> GatewayConfig:
         """``from_env``, typed as this class."""
