@@ -200,7 +200,8 @@ class Dispatcher:
 
     async def _write(self, write: Write, item: Any) -> None:
         try:
-            await asyncio.wait_for(write(item), self.write_seconds)
+            async with asyncio.timeout(self.write_seconds):  # no task per write, unlike wait_for
+                await write(item)
         except TimeoutError:
             raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
 

@@ -206,12 +206,19 @@ class Host:
         return answer
 
     async def play(self, request: hpb.PlayRequest, call: Call) -> hpb.PlayResponse:
-        _, audience = await self._open(request.table_id, call)
-        if not audience.isdigit() or request.action.seat != int(audience):
-            raise ServiceError.of(
-                ServiceReason.CAPABILITY_INVALID, "this invite plays only its own seat; name that seat in the action"
-            )
-        seen = await self._move(request.table_id, request.expected_seq, action=request.action)
+        audience = ""
+
+        def authorize(record: TableRecord) -> None:
+            nonlocal audience
+            call.game = record.game
+            audience = capabilities.audience_of(record.capabilities, call.metadata)
+            if not audience.isdigit() or request.action.seat != int(audience):
+                raise ServiceError.of(
+                    ServiceReason.CAPABILITY_INVALID,
+                    "this invite plays only its own seat; name that seat in the action",
+                )
+
+        seen = await self._move(request.table_id, request.expected_seq, action=request.action, authorize=authorize)
         return hpb.PlayResponse(update=seen[audience])
 
     async def advise_seat(self, request: hpb.AdviseSeatRequest, call: Call) -> hpb.AdviseSeatResponse:
@@ -254,7 +261,8 @@ class Host:
                     yield hpb.WatchResponse(update=update)
             while True:
                 try:
-                    news = await asyncio.wait_for(queue.get(), self.settings.heartbeat_seconds)
+                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
+                        news = await queue.get()
                 except TimeoutError:
                     yield hpb.WatchResponse(heartbeat=True)
                     continue
@@ -318,13 +326,22 @@ class Host:
     # -- moves ------------------------------------------------------------------------------------------
 
     async def _move(
-        self, table_id: str, expected_seq: int, *, action: pb.Action | None = None, auto: tuple[str, int] | None = None
+        self,
+        table_id: str,
+        expected_seq: int,
+        *,
+        action: pb.Action | None = None,
+        auto: tuple[str, int] | None = None,
+        authorize: Callable[[TableRecord], None] | None = None,
     ) -> dict[str, hpb.HostedUpdate]:
-        """Apply one move (``action``, or ``auto``: a policy and a seat) at ``expected_seq``; what each audience
-        saw. Moves of one table are taken one at a time here; across hosts the store's conditional update decides."""
+        """Apply one move (``action``, or ``auto``: a policy and a seat) at ``expected_seq``, if ``authorize``
+        accepts the table; what each audience saw. Moves of one table are taken one at a time here; across hosts
+        the store's conditional update decides."""
         lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
         async with lock:
             record = await self._record(table_id)
+            if authorize is not None:
+                authorize(record)
             if record.closed:
                 raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
             if record.seq != expected_seq:
