@@ -201,7 +201,8 @@ clean:
 	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info
 
 # -- The web table (clients/web, served at /play; clients/web/README.md) ------------------------------------------
-# npm ci, the gateway's OpenAPI document written offline, types from it (openapi-typescript), then tsc and esbuild.
+# npm ci, the TypeScript messages and service descriptors of protos/ (buf generate with the buf CLI above and the
+# protoc-gen-es pinned in clients/web/package.json; into src/gen, not kept in git), then tsc (strict) and esbuild.
 # `make run` builds it when Node is present; `make test` builds it and installs Debian's chromium for tests/web.
 WEB := clients/web
 WEB_BUILT := $(WEB)/dist/.built
@@ -213,16 +214,14 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(WEB)/openapi.json: $(GEN) $(wildcard services/gateway/*.py)
-	$(BIN)/python -c 'import json; from mazziere.services.gateway.app import create_app; from mazziere.services.gateway.config import GatewayConfig; print(json.dumps(create_app(None, GatewayConfig.load({})).openapi(), indent=1))' > $@
-
-$(WEB_BUILT): $(WEB)/node_modules/.installed $(WEB)/openapi.json $(WEB)/tsconfig.json $(wildcard $(WEB)/src/*.*)
+$(WEB_BUILT): $(BUF) $(WEB)/node_modules/.installed $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json \
+		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(WEB)/src/*.*)
 	cd $(WEB) && npm run --silent generate && npm run --silent build
 	touch $@
 
 web: $(WEB_BUILT)
 
-web-if-node: setup
+web-if-node:
 	@if command -v npm > /dev/null; then \
 		$(MAKE) --no-print-directory web || echo "make: the web table did not build (see above); /play is not served"; \
 	else echo "make: Node.js is not installed, so the web table is not built and /play is not served;" \

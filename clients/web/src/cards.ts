@@ -142,11 +142,29 @@ const BACK_SVG =
   '<rect x="1" y="1" width="58" height="88" rx="6" fill="url(#weave)" stroke="#3b1010" stroke-width="1.5"/>' +
   '<rect x="6" y="6" width="48" height="78" rx="4" fill="none" stroke="#f2c230" stroke-width="1.5"/></svg>';
 
-/** A card as an element: its face when `code` is set, its back otherwise; named for screen readers. */
+/** A card as an element: its face when `code` is set, its back otherwise; named for screen readers. Only a face
+ * carries its code (`data-card`): a face-down card holds nothing of the card it hides. */
 export function cardElement(code: string | undefined, seat?: number): HTMLElement {
   const el = document.createElement("span");
   el.className = "card";
   el.setAttribute("role", "img");
+  drawCard(el, code);
+  if (seat !== undefined) el.dataset.seat = String(seat);
+  return el;
+}
+
+/** A face-up card the player can pick (Trentuno's exchange): a toggle button named "`verb` <card>". */
+export function cardButton(code: string, verb: string, pressed: boolean): HTMLButtonElement {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "card pick";
+  drawCard(button, code);
+  button.setAttribute("aria-label", `${verb}: ${cardName(code)}`);
+  button.setAttribute("aria-pressed", String(pressed));
+  return button;
+}
+
+function drawCard(el: HTMLElement, code: string | undefined): void {
   const card = code ? parseCard(code) : null;
   if (card) {
     el.innerHTML = faceSvg(card);
@@ -156,8 +174,5 @@ export function cardElement(code: string | undefined, seat?: number): HTMLElemen
     el.innerHTML = BACK_SVG;
     el.classList.add("back");
     el.setAttribute("aria-label", HIDDEN_NAME);
-    el.dataset.card = "";
   }
-  if (seat !== undefined) el.dataset.seat = String(seat);
-  return el;
 }

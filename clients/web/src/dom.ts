@@ -5,3 +5,10 @@ export function el(tag: string, attrs: Record<string, string> = {}, ...children:
   node.append(...children);
   return node;
 }
+
+/** A button (never a form's submit) that runs `click`. */
+export function button(attrs: Record<string, string>, label: string, click: () => void): HTMLButtonElement {
+  const node = el("button", { type: "button", ...attrs }, label) as HTMLButtonElement;
+  node.addEventListener("click", click);
+  return node;
+}
