@@ -53,7 +53,7 @@ export class Session {
   apply(u: api.HostedUpdate): string[] {
     if (u.game) this.game = u.game;
     if (u.snapshot) {
-      if (this.known && u.seq < this.seq) return [];
+      // The table as the host has it now: it replaces whatever the page showed.
       this.known = true;
       this.seq = u.seq;
       this.toAct = u.toAct;

@@ -63,7 +63,10 @@ export class Watcher {
           failures = 0;
           if (answer.presence.length) this.on.presence(answer.presence);
           if (answer.update) this.on.update(answer.update);
-          if (answer.update?.closed) this.stopped = true;
+          if (answer.update?.closed) {
+            this.stopped = true; // the table is closed: nothing more will come
+            break;
+          }
         }
       } catch (error) {
         if (this.stopped) break;
