@@ -168,13 +168,17 @@ test: lint $(KUSTOMIZE) $(KUBE_SCORE) $(CONNECT_CONFORMANCE) clients container-t
 	echo "== the long tests, run beside the others (pytest -m long):"; cat build/long-tests.log; \
 	exit $$(( rest || longrc ))
 
-# The image with podman, as the container test builds it, on BASE_IMAGE (default: deploy/base-image.sh's Debian).
+# The image with podman, as the container test builds it, on BASE_IMAGE and NODE_IMAGE (default: deploy/base-image.sh's
+# Debian ones, for Python and for the web table's Node build stage).
 IMAGE ?= localhost/mazziere:dev
 BASE_IMAGE ?=
+NODE_IMAGE ?=
 
 image: container-tools
 	base="$(BASE_IMAGE)"; [ -n "$$base" ] || base=$$(deploy/base-image.sh); \
-	podman build --runtime runc --isolation=chroot -f deploy/Dockerfile --build-arg PYTHON_IMAGE="$$base" -t $(IMAGE) .
+	node="$(NODE_IMAGE)"; [ -n "$$node" ] || node=$$(deploy/base-image.sh node); \
+	podman build --runtime runc --isolation=chroot -f deploy/Dockerfile --build-arg PYTHON_IMAGE="$$base" \
+		--build-arg NODE_IMAGE="$$node" -t $(IMAGE) .
 
 # Rewrite the golden playthroughs (tests/golden/*.txt) after a change meant to alter what players see; review the diff.
 golden: setup

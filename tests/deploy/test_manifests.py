@@ -868,8 +868,7 @@ def makefile_recipe(target: str) -> list[str]:
 
 def test_the_web_stage_builds_the_web_table_as_make_web_does() -> None:
     """The same npm installs and the same steps as ``make web``'s recipe: its ``buf generate`` (the root's buf CLI,
-    run in clients/web) is the web table's own ``npm run generate``, and where the recipe needs the gateway's
-    OpenAPI document, the image writes it the same way."""
+    run in clients/web) is the web table's own ``npm run generate``."""
     run = " ".join(dockerfile("RUN"))
     install = "npm ci --no-audit --no-fund --loglevel=error"
     assert run.count(install) == 2, "the root's (the buf CLI) and clients/web's, as locked"
@@ -884,10 +883,6 @@ def test_the_web_stage_builds_the_web_table_as_make_web_does() -> None:
             assert scripts["generate"] == "../../node_modules/.bin/buf generate", scripts["generate"]
             step = "npm run --silent generate"
         assert step in run, step
-    written = re.findall(r"-c ('[^']+') > /src/openapi\.json", run)
-    assert len(written) == 1 and "COPY --from=build /src/openapi.json ./openapi.json" in DOCKERFILE.read_text()
-    if document := makefile_recipe("$(WEB)/openapi.json"):
-        assert f"-c {written[0]} > $@" in document[0], "the document make web writes, written the same way"
 
 
 def test_the_image_serves_the_web_table_where_the_gateway_looks() -> None:
@@ -917,7 +912,7 @@ def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
     excluded = {line.rstrip("/") for line in ignore if line and line[0] not in "#!" and line != "*"}
     assert "*" in ignore, "an allowlist: the context is only what the image needs"
     generated = ("services/gen", "clients/web/node_modules", "clients/web/dist", "clients/web/src/gen")
-    assert set(generated) | {"clients/web/openapi.json"} <= excluded, "made at build time, never copied"
+    assert set(generated) <= excluded, "made at build time, never copied"
 
     def under(path: str, folders: set[str]) -> bool:
         return any(path == folder or path.startswith(folder + "/") for folder in folders)
