@@ -169,6 +169,8 @@ class TableCore:
                     lose=a.lose,
                     bust=a.bust,
                     standard_error=a.stderr,
+                    basis=f"ADVICE_BASIS_{a.basis}",
+                    error_bound=a.error_bound,
                 )
                 for a in advice.actions
             ],

@@ -60,7 +60,7 @@ def advise_with(
         from mazziere.engine.bots import sette_e_mezzo
 
         with polling(stop):
-            exact = sette_e_mezzo.advise(state, seat, actions)
+            exact = sette_e_mezzo.advise(state, seat, entries)
         if exact is not None:
             return exact
     classify = outcomes.CLASSIFY[state.game]

@@ -100,7 +100,8 @@ class _Tally:
         if samples > 1:
             var = max(self.sq / n - mean * mean, 0.0) * samples / (samples - 1)
             stderr = math.sqrt(var / samples)
-        return ActionAdvice(action, mean, self.win / n, self.push / n, self.lose / n, self.bust / n, stderr)
+        basis = SAMPLED if samples else EXACT
+        return ActionAdvice(action, mean, self.win / n, self.push / n, self.lose / n, self.bust / n, stderr, basis)
 
 
 def evaluate(

@@ -10,6 +10,9 @@ from mazziere.engine.values import Value
 
 EXACT = "EXACT"
 SAMPLED = "SAMPLED"
+APPROXIMATE = "APPROXIMATE"
+"""The bases of one action's figures: EXACT under the model of docs/bots.md, SAMPLED (with ``stderr``), or an
+APPROXIMATE computation (with ``error_bound``)."""
 
 
 class ActionAdvice(Value, frozen=True):
@@ -25,11 +28,17 @@ class ActionAdvice(Value, frozen=True):
     lose: float
     bust: float
     stderr: float = 0.0
-    """The standard error of ``expected`` (0 when exact)."""
+    """The standard error of ``expected`` (0 unless sampled)."""
+    basis: str = EXACT
+    """How the figures were found: EXACT, SAMPLED or APPROXIMATE."""
+    error_bound: float = 0.0
+    """APPROXIMATE: how far ``expected`` may be from the exact figure, in chips (0 otherwise)."""
 
 
 class Advice(Value, frozen=True):
-    """Advice for one seat: ``method`` EXACT (``samples`` 0) or SAMPLED (``samples`` determinizations)."""
+    """Advice for one seat: ``method`` EXACT (``samples`` 0: computed by counting every way the unseen cards may
+    lie; each action's ``basis`` says whether exactly or as an approximation) or SAMPLED (``samples``
+    determinizations)."""
 
     seat: int
     method: str

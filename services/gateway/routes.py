@@ -79,16 +79,18 @@ _ADVICE = {
     "actions": [
         {
             "action": {"kind": "HIT"},
-            "expectedValue": -0.39434128786265216,
-            "win": 0.3169555991422854,
+            "expectedValue": -0.3943412878626521,
+            "win": 0.31695559914228544,
             "lose": 0.6830444008577146,
             "bust": 0.4102129891603576,
+            "basis": "ADVICE_BASIS_EXACT",
         },
         {
             "action": {"kind": "STAND"},
-            "expectedValue": -0.5530325670842999,
+            "expectedValue": -0.5530325670842997,
             "win": 0.24710045060089997,
             "lose": 0.7528995493990999,
+            "basis": "ADVICE_BASIS_EXACT",
         },
     ],
 }

@@ -96,7 +96,7 @@ def _stood_value(state: engine.TableState, card: engine.Card) -> float:
     own = t.hand([tc.card for tc in state.hands[1].cards] + [card])
     pool = list(Hidden(state, 1).cards)
     pool.remove(card)
-    return sm.stand(t, (own[0], *sorted(own[1:])), t.pool(pool), bank)[0]
+    return sm.Turn(t, 0, 0, None, 0).stand(own, t.pool(pool), 1)[0]
 
 
 def _permuted(state: engine.TableState, seat: int, salt: int) -> engine.TableState:

@@ -21,7 +21,7 @@ export type {
   WatchResponse,
 } from "./gen/mazziere/v1/host_pb";
 export type { ActionAdvice, AdviseResponse } from "./gen/mazziere/v1/service_pb";
-export { AdviceMethod } from "./gen/mazziere/v1/service_pb";
+export { AdviceBasis, AdviceMethod } from "./gen/mazziere/v1/service_pb";
 export type {
   Action,
   Event as GameEvent,

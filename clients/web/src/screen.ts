@@ -274,9 +274,19 @@ function worthAdvice(legal: api.LegalAction[]): boolean {
   return choices.length > 1 || choices.some((l) => l.maxAmount > l.minAmount);
 }
 
-/** How a figure was found: worked out over every way the unseen cards may lie, or over sampled deals. */
+/** How the figures were found: over sampled deals, or counted over every way the unseen cards may lie; "esatto"
+ * only where every action's basis says exact (the bank's advice may be an approximation). */
 function methodText(advice: api.AdviseResponse): string {
-  return advice.method === api.AdviceMethod.SAMPLED ? `${advice.samples} partite simulate (sampled deals)` : "calcolo esatto (exact)";
+  if (advice.method === api.AdviceMethod.SAMPLED) return `${advice.samples} partite simulate (sampled deals)`;
+  const exact = advice.actions.every((a) => a.basis === api.AdviceBasis.EXACT);
+  return exact ? "calcolo esatto (exact)" : "calcolo in parte approssimato (partly approximate)";
+}
+
+/** The margin of one action's expected chips: a standard error where sampled, a bound where approximate. */
+function margin(a: api.ActionAdvice): string {
+  if (a.basis === api.AdviceBasis.SAMPLED) return ` ± ${a.standardError.toFixed(2)}`;
+  if (a.basis === api.AdviceBasis.APPROXIMATE) return ` ± ${a.errorBound.toFixed(2)} (circa, approximate)`;
+  return "";
 }
 
 function advicePanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
@@ -290,7 +300,6 @@ function advicePanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
     panel.append(ask);
     return panel;
   }
-  const sampled = shown.method === api.AdviceMethod.SAMPLED;
   const busts = s.game === "sette_e_mezzo";
   const best = Math.max(...shown.actions.map((a) => a.expectedValue));
   const names = s.names;
@@ -299,7 +308,7 @@ function advicePanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
     const amount = a.action && a.action.amount ? ` ${a.action.amount}` : "";
     const ev = a.expectedValue;
     const figures: [string, string][] = [
-      ["fiches attese (expected chips)", `${ev > 0 ? "+" : ""}${ev.toFixed(2)}${sampled ? ` ± ${a.standardError.toFixed(2)}` : ""}`],
+      ["fiches attese (expected chips)", `${ev > 0 ? "+" : ""}${ev.toFixed(2)}${margin(a)}`],
       ["vince (win)", percent(a.win)],
       ["pari (push)", percent(a.push)],
       ["perde (lose)", percent(a.lose)],

@@ -75,6 +75,63 @@ func (AdviceMethod) EnumDescriptor() ([]byte, []int) {
 	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{0}
 }
 
+// AdviceBasis says how the figures of one action were found.
+type AdviceBasis int32
+
+const (
+	// Never sent.
+	AdviceBasis_ADVICE_BASIS_UNSPECIFIED AdviceBasis = 0
+	// Exact under the model the project's docs/bots.md states (what the other deciders are taken to do).
+	AdviceBasis_ADVICE_BASIS_EXACT AdviceBasis = 1
+	// Estimated from `samples` sampled deals: expected_value has its standard_error.
+	AdviceBasis_ADVICE_BASIS_SAMPLED AdviceBasis = 2
+	// Computed under a simplification of that model: expected_value is within error_bound of the exact figure.
+	AdviceBasis_ADVICE_BASIS_APPROXIMATE AdviceBasis = 3
+)
+
+// Enum value maps for AdviceBasis.
+var (
+	AdviceBasis_name = map[int32]string{
+		0: "ADVICE_BASIS_UNSPECIFIED",
+		1: "ADVICE_BASIS_EXACT",
+		2: "ADVICE_BASIS_SAMPLED",
+		3: "ADVICE_BASIS_APPROXIMATE",
+	}
+	AdviceBasis_value = map[string]int32{
+		"ADVICE_BASIS_UNSPECIFIED": 0,
+		"ADVICE_BASIS_EXACT":       1,
+		"ADVICE_BASIS_SAMPLED":     2,
+		"ADVICE_BASIS_APPROXIMATE": 3,
+	}
+)
+
+func (x AdviceBasis) Enum() *AdviceBasis {
+	p := new(AdviceBasis)
+	*p = x
+	return p
+}
+
+func (x AdviceBasis) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AdviceBasis) Descriptor() protoreflect.EnumDescriptor {
+	return file_mazziere_v1_service_proto_enumTypes[1].Descriptor()
+}
+
+func (AdviceBasis) Type() protoreflect.EnumType {
+	return &file_mazziere_v1_service_proto_enumTypes[1]
+}
+
+func (x AdviceBasis) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AdviceBasis.Descriptor instead.
+func (AdviceBasis) EnumDescriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{1}
+}
+
 // ListGamesRequest asks for every game.
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1120,7 +1177,10 @@ func (x *AdviseRequest) GetSamples() int32 {
 // ActionAdvice is the outlook of one legal action for the advised seat.
 type ActionAdvice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The action (for a range of amounts, one entry for each amount that matters).
+	// The action. A range of amounts (Sette e mezzo's stakes and raises) gives an entry for each end and, where the
+	// figures are counted, for each amount at which the expected value bends: between two listed amounts it runs in
+	// a straight line (where a 3:2 payment may round, between two listed amounts of the same parity: odd and even
+	// amounts are listed apart). Sampled advice gives the two ends.
 	Action *Action `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
 	// The seat's expected chip result of taking it (then playing on well).
 	ExpectedValue float64 `protobuf:"fixed64,2,opt,name=expected_value,json=expectedValue,proto3" json:"expected_value,omitempty"`
@@ -1132,8 +1192,12 @@ type ActionAdvice struct {
 	Lose float64 `protobuf:"fixed64,5,opt,name=lose,proto3" json:"lose,omitempty"`
 	// The probability that the seat busts (0 in a game without busts); part of `lose`.
 	Bust float64 `protobuf:"fixed64,6,opt,name=bust,proto3" json:"bust,omitempty"`
-	// The standard error of `expected_value` (0 when exact).
+	// The standard error of `expected_value` (0 unless sampled).
 	StandardError float64 `protobuf:"fixed64,7,opt,name=standard_error,json=standardError,proto3" json:"standard_error,omitempty"`
+	// How these figures were found.
+	Basis AdviceBasis `protobuf:"varint,8,opt,name=basis,proto3,enum=mazziere.v1.AdviceBasis" json:"basis,omitempty"`
+	// For an APPROXIMATE basis: the most `expected_value` may differ from the exact figure, in chips (else 0).
+	ErrorBound    float64 `protobuf:"fixed64,9,opt,name=error_bound,json=errorBound,proto3" json:"error_bound,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1217,6 +1281,20 @@ func (x *ActionAdvice) GetStandardError() float64 {
 	return 0
 }
 
+func (x *ActionAdvice) GetBasis() AdviceBasis {
+	if x != nil {
+		return x.Basis
+	}
+	return AdviceBasis_ADVICE_BASIS_UNSPECIFIED
+}
+
+func (x *ActionAdvice) GetErrorBound() float64 {
+	if x != nil {
+		return x.ErrorBound
+	}
+	return 0
+}
+
 // AdviseResponse is the seat's outlook: nothing in it depends on cards the seat may not see.
 type AdviseResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1224,7 +1302,8 @@ type AdviseResponse struct {
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The state's sequence number.
 	Seq int64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
-	// How the figures were found.
+	// How the figures were found: SAMPLED, or EXACT where they were counted; each action's basis says whether
+	// exactly or as an approximation.
 	Method AdviceMethod `protobuf:"varint,3,opt,name=method,proto3,enum=mazziere.v1.AdviceMethod" json:"method,omitempty"`
 	// The number of sampled deals (0 when exact).
 	Samples int32 `protobuf:"varint,4,opt,name=samples,proto3" json:"samples,omitempty"`
@@ -1387,7 +1466,7 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12\x12\n" +
 	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x19\n" +
 	"\bseat_key\x18\x04 \x01(\tR\aseatKey\x12\x18\n" +
-	"\asamples\x18\x05 \x01(\x05R\asamples\"\xd7\x01\n" +
+	"\asamples\x18\x05 \x01(\x05R\asamples\"\xa8\x02\n" +
 	"\fActionAdvice\x12+\n" +
 	"\x06action\x18\x01 \x01(\v2\x13.mazziere.v1.ActionR\x06action\x12%\n" +
 	"\x0eexpected_value\x18\x02 \x01(\x01R\rexpectedValue\x12\x10\n" +
@@ -1395,7 +1474,10 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x04push\x18\x04 \x01(\x01R\x04push\x12\x12\n" +
 	"\x04lose\x18\x05 \x01(\x01R\x04lose\x12\x12\n" +
 	"\x04bust\x18\x06 \x01(\x01R\x04bust\x12%\n" +
-	"\x0estandard_error\x18\a \x01(\x01R\rstandardError\"\xb8\x01\n" +
+	"\x0estandard_error\x18\a \x01(\x01R\rstandardError\x12.\n" +
+	"\x05basis\x18\b \x01(\x0e2\x18.mazziere.v1.AdviceBasisR\x05basis\x12\x1f\n" +
+	"\verror_bound\x18\t \x01(\x01R\n" +
+	"errorBound\"\xb8\x01\n" +
 	"\x0eAdviseResponse\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\x121\n" +
@@ -1405,7 +1487,12 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\fAdviceMethod\x12\x1d\n" +
 	"\x19ADVICE_METHOD_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ADVICE_METHOD_EXACT\x10\x01\x12\x19\n" +
-	"\x15ADVICE_METHOD_SAMPLED\x10\x022\x89\x04\n" +
+	"\x15ADVICE_METHOD_SAMPLED\x10\x02*{\n" +
+	"\vAdviceBasis\x12\x1c\n" +
+	"\x18ADVICE_BASIS_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12ADVICE_BASIS_EXACT\x10\x01\x12\x18\n" +
+	"\x14ADVICE_BASIS_SAMPLED\x10\x02\x12\x1c\n" +
+	"\x18ADVICE_BASIS_APPROXIMATE\x10\x032\x89\x04\n" +
 	"\fTableService\x12J\n" +
 	"\tListGames\x12\x1d.mazziere.v1.ListGamesRequest\x1a\x1e.mazziere.v1.ListGamesResponse\x12P\n" +
 	"\vCreateTable\x12\x1f.mazziere.v1.CreateTableRequest\x1a .mazziere.v1.CreateTableResponse\x128\n" +
@@ -1428,78 +1515,80 @@ func file_mazziere_v1_service_proto_rawDescGZIP() []byte {
 	return file_mazziere_v1_service_proto_rawDescData
 }
 
-var file_mazziere_v1_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_mazziere_v1_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_mazziere_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_mazziere_v1_service_proto_goTypes = []any{
 	(AdviceMethod)(0),            // 0: mazziere.v1.AdviceMethod
-	(*ListGamesRequest)(nil),     // 1: mazziere.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),    // 2: mazziere.v1.ListGamesResponse
-	(*CreateTableRequest)(nil),   // 3: mazziere.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),  // 4: mazziere.v1.CreateTableResponse
-	(*ActRequest)(nil),           // 5: mazziere.v1.ActRequest
-	(*ActResponse)(nil),          // 6: mazziere.v1.ActResponse
-	(*GetViewRequest)(nil),       // 7: mazziere.v1.GetViewRequest
-	(*GetViewResponse)(nil),      // 8: mazziere.v1.GetViewResponse
-	(*ReplayRequest)(nil),        // 9: mazziere.v1.ReplayRequest
-	(*ReplayStep)(nil),           // 10: mazziere.v1.ReplayStep
-	(*ReplayResponse)(nil),       // 11: mazziere.v1.ReplayResponse
-	(*StreamReplayRequest)(nil),  // 12: mazziere.v1.StreamReplayRequest
-	(*StreamReplayResponse)(nil), // 13: mazziere.v1.StreamReplayResponse
-	(*AdviseRequest)(nil),        // 14: mazziere.v1.AdviseRequest
-	(*ActionAdvice)(nil),         // 15: mazziere.v1.ActionAdvice
-	(*AdviseResponse)(nil),       // 16: mazziere.v1.AdviseResponse
-	(*GameInfo)(nil),             // 17: mazziere.v1.GameInfo
-	(*Rules)(nil),                // 18: mazziere.v1.Rules
-	(*Seat)(nil),                 // 19: mazziere.v1.Seat
-	(*SeatKey)(nil),              // 20: mazziere.v1.SeatKey
-	(*Transfer)(nil),             // 21: mazziere.v1.Transfer
-	(*SeatUpdate)(nil),           // 22: mazziere.v1.SeatUpdate
-	(*Action)(nil),               // 23: mazziere.v1.Action
+	(AdviceBasis)(0),             // 1: mazziere.v1.AdviceBasis
+	(*ListGamesRequest)(nil),     // 2: mazziere.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),    // 3: mazziere.v1.ListGamesResponse
+	(*CreateTableRequest)(nil),   // 4: mazziere.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),  // 5: mazziere.v1.CreateTableResponse
+	(*ActRequest)(nil),           // 6: mazziere.v1.ActRequest
+	(*ActResponse)(nil),          // 7: mazziere.v1.ActResponse
+	(*GetViewRequest)(nil),       // 8: mazziere.v1.GetViewRequest
+	(*GetViewResponse)(nil),      // 9: mazziere.v1.GetViewResponse
+	(*ReplayRequest)(nil),        // 10: mazziere.v1.ReplayRequest
+	(*ReplayStep)(nil),           // 11: mazziere.v1.ReplayStep
+	(*ReplayResponse)(nil),       // 12: mazziere.v1.ReplayResponse
+	(*StreamReplayRequest)(nil),  // 13: mazziere.v1.StreamReplayRequest
+	(*StreamReplayResponse)(nil), // 14: mazziere.v1.StreamReplayResponse
+	(*AdviseRequest)(nil),        // 15: mazziere.v1.AdviseRequest
+	(*ActionAdvice)(nil),         // 16: mazziere.v1.ActionAdvice
+	(*AdviseResponse)(nil),       // 17: mazziere.v1.AdviseResponse
+	(*GameInfo)(nil),             // 18: mazziere.v1.GameInfo
+	(*Rules)(nil),                // 19: mazziere.v1.Rules
+	(*Seat)(nil),                 // 20: mazziere.v1.Seat
+	(*SeatKey)(nil),              // 21: mazziere.v1.SeatKey
+	(*Transfer)(nil),             // 22: mazziere.v1.Transfer
+	(*SeatUpdate)(nil),           // 23: mazziere.v1.SeatUpdate
+	(*Action)(nil),               // 24: mazziere.v1.Action
 }
 var file_mazziere_v1_service_proto_depIdxs = []int32{
-	17, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
-	18, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
-	19, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
-	20, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
-	21, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
-	22, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	23, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
-	20, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
-	21, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
-	22, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	23, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
-	22, // 11: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
-	3,  // 12: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	23, // 13: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
-	23, // 14: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
-	21, // 15: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
-	22, // 16: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
-	10, // 17: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
-	3,  // 18: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	23, // 19: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
-	10, // 20: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
-	23, // 21: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
-	0,  // 22: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
-	15, // 23: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
-	1,  // 24: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
-	3,  // 25: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
-	5,  // 26: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
-	7,  // 27: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
-	9,  // 28: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
-	12, // 29: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
-	14, // 30: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
-	2,  // 31: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
-	4,  // 32: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
-	6,  // 33: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
-	8,  // 34: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
-	11, // 35: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
-	13, // 36: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
-	16, // 37: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
-	31, // [31:38] is the sub-list for method output_type
-	24, // [24:31] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	18, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
+	19, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
+	20, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
+	21, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
+	22, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
+	23, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	24, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
+	21, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
+	22, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
+	23, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	24, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
+	23, // 11: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
+	4,  // 12: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	24, // 13: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
+	24, // 14: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
+	22, // 15: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
+	23, // 16: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
+	11, // 17: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
+	4,  // 18: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	24, // 19: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
+	11, // 20: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
+	24, // 21: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
+	1,  // 22: mazziere.v1.ActionAdvice.basis:type_name -> mazziere.v1.AdviceBasis
+	0,  // 23: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
+	16, // 24: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
+	2,  // 25: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
+	4,  // 26: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
+	6,  // 27: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
+	8,  // 28: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
+	10, // 29: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
+	13, // 30: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
+	15, // 31: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
+	3,  // 32: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
+	5,  // 33: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
+	7,  // 34: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
+	9,  // 35: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
+	12, // 36: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
+	14, // 37: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
+	17, // 38: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
+	32, // [32:39] is the sub-list for method output_type
+	25, // [25:32] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_mazziere_v1_service_proto_init() }
@@ -1516,7 +1605,7 @@ func file_mazziere_v1_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mazziere_v1_service_proto_rawDesc), len(file_mazziere_v1_service_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
