@@ -93,6 +93,15 @@ const (
 	// RESOURCE_EXHAUSTED: the caller's tenant is at its quota (calls in flight of this cost class, or tables
 	// created per minute); the status carries a google.rpc.RetryInfo. Other tenants are not affected.
 	ErrorReason_ERROR_REASON_QUOTA_EXCEEDED ErrorReason = 33
+	// NOT_FOUND: the host keeps no table of that id (never opened, expired, or removed).
+	ErrorReason_ERROR_REASON_TABLE_NOT_FOUND ErrorReason = 34
+	// PERMISSION_DENIED: the x-table-capability is missing, wrong, revoked, or not one that may do this (a
+	// spectator playing, a seat's invite closing the table).
+	ErrorReason_ERROR_REASON_CAPABILITY_INVALID ErrorReason = 35
+	// FAILED_PRECONDITION: the owner closed the table; it takes no more moves.
+	ErrorReason_ERROR_REASON_TABLE_CLOSED ErrorReason = 36
+	// UNAVAILABLE: the host's store failed (unreachable, or refused the operation); nothing was applied. Retry.
+	ErrorReason_ERROR_REASON_STORE_UNAVAILABLE ErrorReason = 37
 )
 
 // Enum value maps for ErrorReason.
@@ -127,6 +136,10 @@ var (
 		31: "ERROR_REASON_UNKNOWN_POLICY",
 		32: "ERROR_REASON_API_KEY_INVALID",
 		33: "ERROR_REASON_QUOTA_EXCEEDED",
+		34: "ERROR_REASON_TABLE_NOT_FOUND",
+		35: "ERROR_REASON_CAPABILITY_INVALID",
+		36: "ERROR_REASON_TABLE_CLOSED",
+		37: "ERROR_REASON_STORE_UNAVAILABLE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -158,6 +171,10 @@ var (
 		"ERROR_REASON_UNKNOWN_POLICY":            31,
 		"ERROR_REASON_API_KEY_INVALID":           32,
 		"ERROR_REASON_QUOTA_EXCEEDED":            33,
+		"ERROR_REASON_TABLE_NOT_FOUND":           34,
+		"ERROR_REASON_CAPABILITY_INVALID":        35,
+		"ERROR_REASON_TABLE_CLOSED":              36,
+		"ERROR_REASON_STORE_UNAVAILABLE":         37,
 	}
 )
 
@@ -192,7 +209,7 @@ var File_mazziere_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xd4\a\n" +
+	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xde\b\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19ERROR_REASON_UNKNOWN_GAME\x10\x01\x12\x1f\n" +
@@ -223,7 +240,11 @@ const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10\x1e\x12\x1f\n" +
 	"\x1bERROR_REASON_UNKNOWN_POLICY\x10\x1f\x12 \n" +
 	"\x1cERROR_REASON_API_KEY_INVALID\x10 \x12\x1f\n" +
-	"\x1bERROR_REASON_QUOTA_EXCEEDED\x10!B\xaf\x01\n" +
+	"\x1bERROR_REASON_QUOTA_EXCEEDED\x10!\x12 \n" +
+	"\x1cERROR_REASON_TABLE_NOT_FOUND\x10\"\x12#\n" +
+	"\x1fERROR_REASON_CAPABILITY_INVALID\x10#\x12\x1d\n" +
+	"\x19ERROR_REASON_TABLE_CLOSED\x10$\x12\"\n" +
+	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10%B\xaf\x01\n" +
 	"\x0fcom.mazziere.v1B\vErrorsProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
