@@ -129,6 +129,10 @@ def _metadata(key: str | None) -> Metadata:
     return (("authorization", f"Bearer {key}"),) if key else ()
 
 
+SHED = frozenset({"OVERLOADED", "QUOTA_EXCEEDED"})
+"""The reasons of a call shed by admission: the server at a class's limit, or the caller's tenant at its share."""
+
+
 def _grpc_outcome(exc: grpc.RpcError) -> tuple[str, bool]:
     """``("OVERLOADED", has RetryInfo)`` for a shed call, else the status code's name (and its reason)."""
     code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
@@ -141,7 +145,7 @@ def _grpc_outcome(exc: grpc.RpcError) -> tuple[str, bool]:
             reason = info.reason
         elif detail.Is(retry.DESCRIPTOR):
             hinted = True
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason == "OVERLOADED":
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason in SHED:
         return "OVERLOADED", hinted
     return f"{code.name} {reason}".strip(), False
 
@@ -272,7 +276,7 @@ class RestTable:
         status, answer, retry_after = self.post("/v1/tables:act", body, self.keys[seat])
         if status != 200:
             reasons = [d.get("reason", "") for d in answer.get("error", {}).get("details", [])]
-            if status == 429 and "OVERLOADED" in reasons:
+            if status == 429 and SHED & set(reasons):
                 return "OVERLOADED", retry_after
             return f"HTTP {status} {' '.join(r for r in reasons if r)}".strip(), False
         self.state, self.seq, self.over = answer["state"], answer.get("seq", "0"), answer.get("isOver", False)
@@ -296,7 +300,10 @@ class Place:
 
 def _hostile(place: Place, load: Load, seconds: float, ready: Any, go: Any, out: Any) -> None:
     """The hostile caller (in a process of its own): ``load.inflight`` threads, each on a table of its own, each
-    sending its next call as soon as the last is answered, for ``seconds`` after ``go``."""
+    sending its next call as soon as the last is answered, for ``seconds`` after ``go``. It runs at the lowest CPU
+    priority: refused at once, it would otherwise spin a core of this small machine, and take it from the victim's
+    own client rather than from the server the bench measures."""
+    os.nice(19)
     channel = grpc.insecure_channel(place.target)
     stub = service_pb2_grpc.TableServiceStub(channel)
     metadata = _metadata(place.hostile_key)

@@ -43,6 +43,9 @@ class Config:
     """API keys and their tenants' quotas, as JSON (docs/security.md); empty: one anonymous tenant, no keys."""
     tenants_file: str = ""
     """A file holding the same JSON (a mounted Secret); read at start."""
+    switch_interval_ms: float = 0.5
+    """How long a thread holds the GIL before one that waits gets it (Python's default is 5 ms): short, so the event
+    loop and the moves wait little behind CPU-bound bots and advice (docs/performance.md, "Hostile callers")."""
     stream_write_seconds: float = 10.0
     """The longest a stream's answer may wait for its reader; beyond, the stream ends and frees its place."""
     replay_max_views: int = 8000
@@ -135,8 +138,10 @@ class Config:
         for name in (*counts, "table_calls"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
-        if self.replay_seconds <= 0 or self.stream_write_seconds <= 0:
-            raise ConfigError("MAZZIERE_REPLAY_SECONDS and MAZZIERE_STREAM_WRITE_SECONDS must be > 0")
+        if self.replay_seconds <= 0 or self.stream_write_seconds <= 0 or self.switch_interval_ms <= 0:
+            raise ConfigError(
+                "MAZZIERE_REPLAY_SECONDS, MAZZIERE_STREAM_WRITE_SECONDS and MAZZIERE_SWITCH_INTERVAL_MS must be > 0"
+            )
         if self.host_enabled and self.host_replicas > 1 and self.store.startswith("sqlite:"):
             raise ConfigError(
                 f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "

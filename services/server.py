@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -50,6 +51,7 @@ class App:
 
     def __init__(self, config: Config, *, extra_methods: Sequence[Method] = (), keyring: Keyring | None = None) -> None:
         self.config = config
+        sys.setswitchinterval(config.switch_interval_ms / 1000)  # the process's threads share one GIL
         self.keyring = keyring or make_keyring(config)
         self.core = TableCore(
             self.keyring,
