@@ -46,6 +46,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+PREFERRED = ("STAND", "KEEP", "STOP", "PASS", "STAKE", "DEAL")
+"""The moves the tests prefer, so that each hand ends soon: the first of these the page offers is made."""
 GAMES = ("sette_e_mezzo", "saltacavallo", "trentuno")
 WAIT_MS = 30_000
 """How long a test waits for the page to show something (a condition, never a measured time)."""

@@ -21,6 +21,7 @@ import pytest
 
 from tests.web.conftest import (
     GAMES,
+    PREFERRED,
     WAIT_MS,
     Person,
     Server,
@@ -29,9 +30,6 @@ from tests.web.conftest import (
     person,
     save_screenshot,
 )
-
-# The moves the test prefers, so that each hand ends soon: the first of these the page offers is made.
-PREFERRED = ("STAND", "KEEP", "STOP", "PASS", "STAKE", "DEAL")
 
 
 def capability_of(url: str) -> str:

@@ -20,6 +20,7 @@ import pytest
 
 from tests.web.conftest import (
     GAMES,
+    PREFERRED,
     WAIT_MS,
     Person,
     Server,
@@ -29,8 +30,6 @@ from tests.web.conftest import (
     save_screenshot,
 )
 
-# The moves the test prefers, so each hand ends soon: the first of these the page offers is made.
-PREFERRED = ("STAND", "KEEP", "STOP", "PASS", "STAKE", "DEAL")
 # Options that make the player (seat 0) deal first, or (Sette e mezzo) hold the bank.
 DEALS_FIRST = {
     "sette_e_mezzo": {"first_bank": "SEAT"},
