@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Iterator
@@ -197,6 +198,7 @@ def serve_embedded(config: GatewayConfig) -> None:
     hosted = add_host(app, config, timeout=config.gateway_timeout_seconds) if config.host_enabled else None
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
+    gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
     uvloop.run(_embedded(app, config, sock, hosted))
 
 
