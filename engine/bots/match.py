@@ -70,16 +70,23 @@ def play_match(
     return match
 
 
+CHECK_STAKE = 2
+"""The stake of :func:`casino_returns`: even, so that a 3:2 payment is exact (3:2 of 1 chip rounds down to 1, and
+would measure another game than the exact return's)."""
+
+
 def casino_returns(
     options: Mapping[str, Any],
     hands: int,
     *,
     seed: bytes = b"mazziere rtp",
     progress: Callable[[int], None] | None = None,
+    stake: int = CHECK_STAKE,
 ) -> tuple[float, float]:
-    """Sette e mezzo CASINO heads-up through ``engine.apply``: the player stakes 1 every hand and then plays the
-    ``best`` policy; (mean result per hand, its standard error): the Monte Carlo return to player minus 1."""
-    results: list[int] = []
+    """Sette e mezzo CASINO heads-up through ``engine.apply``: the player stakes ``stake`` every hand and then
+    plays the ``best`` policy; (mean result per chip staked, its standard error): the Monte Carlo return to player
+    minus 1."""
+    results: list[float] = []
     table = 0
     while len(results) < hands:
         table_seed = hashlib.sha256(seed + table.to_bytes(4, "big")).digest()
@@ -90,11 +97,11 @@ def casino_returns(
         while not engine.is_over(state) and len(results) < hands:
             seat = next_actor(state)
             is_stake = any(e.kind == "STAKE" for e in engine.legal_actions(state, seat))
-            action = engine.Action(seat, "STAKE", 1) if is_stake else choose("best", state, seat)
+            action = engine.Action(seat, "STAKE", stake) if is_stake else choose("best", state, seat)
             out = engine.apply(state, action)
             state = out.state
             if any(e.kind == "HAND_OVER" for e in out.events):
-                results.append(state.chips[1] - start)
+                results.append((state.chips[1] - start) / stake)
                 start = state.chips[1]
                 if progress:
                     progress(len(results))

@@ -43,6 +43,8 @@ from mazziere.engine.table import Action, LegalAction
 
 MEMO_MAX = 1 << 15
 """The most values the enumeration keeps (one table for every memoised function; emptied when full)."""
+POINTS_MAX = 1 << 14
+"""The most hands whose total :func:`_points` keeps (least recently used first out)."""
 _MEMO: dict[tuple[Any, ...], Any] = {}
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,9 +77,10 @@ left to draw per hand still to play, the stock cannot run out."""
 BANK_EXACT_ASSIGNMENTS = 150
 """The bank's advice weighs the standing players' face-down cards jointly while they have at most this many
 assignments (classes, one per player); beyond it, each on his own (APPROXIMATE)."""
-BANK_APPROX_ERROR = 0.25
+BANK_APPROX_ERROR = 0.1
 """The bound of an APPROXIMATE bank's advice, in chips per chip staked by the standing players whose card is face
-down (the largest error measured by tests/bots/test_exact.py is well below it; docs/bots.md)."""
+down: measured, not proven (against the joint figures, at most 0.042 over 304 random decisions with 2 to 5 such
+players; tests/bots/test_exact.py checks it on its own; docs/bots.md)."""
 TIE = 1e-9
 """Expected results closer than this (in chips) are equal: the first option in order is taken (docs/bots.md)."""
 
@@ -191,9 +194,9 @@ def _sorted_add(hand: Hand, i: int) -> Hand:
     return (hand[0], *sorted((*hand[1:], i))) if hand else (i,)
 
 
-@memo
+@functools.lru_cache(maxsize=POINTS_MAX)
 def _points(t: Table, hand: Hand) -> tuple[int, bool]:
-    """The hand's total and whether it is a triplé."""
+    """The hand's total and whether it is a triplé (kept in a table of their own: they are many and cheap)."""
     cards = t.real(hand)
     return t.sc.points(cards), t.sc.is_triple(cards)
 
@@ -345,7 +348,6 @@ def _forced_play(t: Table, hand: Hand, pool: Pool, drawable: int) -> dict[tuple[
     return out
 
 
-@memo
 def _pay(t: Table, player: Hand, p_pts: int, end: BankEnd) -> int:
     b_pts, bust, bank = end
     return judge(t.rules, t.sc, t.real(player), p_pts, t.real(bank), b_pts, bust)
@@ -446,13 +448,22 @@ class Turn:
 
 
 def decide(turn: Turn, hand: Hand, pool: Pool, burned: int, stake: int) -> Value:
-    """The best of the player's choices at a decision, in chips, his stake being ``stake`` (SM-8..SM-11, SM-20):
-    computed at stake 1 (or 2, where a 3:2 payment rounds) and scaled where that is exact."""
+    """The best of the player's choices at a decision, in chips, his stake being ``stake`` (SM-8..SM-11, SM-20)."""
+    return _scaled(_decide, turn, hand, pool, burned, stake)
+
+
+def hit(turn: Turn, hand: Hand, pool: Pool, burned: int, stake: int) -> Value:
+    """A card from the unseen cards (``stake``: the stake after a raise)."""
+    return _scaled(_hit, turn, hand, pool, burned, stake)
+
+
+def _scaled(fn: Callable[..., Value], turn: Turn, hand: Hand, pool: Pool, burned: int, stake: int) -> Value:
+    """``fn`` at ``stake``: computed at stake 1 (or 2, where a 3:2 payment rounds) and scaled where that is exact."""
     t = turn.t
     if turn.top or turn.chips is not None or (t.three_two and stake % 2):
-        return _decide(t, turn.held, turn.later, turn.chips, turn.top, hand, pool, burned, stake)
+        return fn(t, turn.held, turn.later, turn.chips, turn.top, hand, pool, burned, stake)
     base = 2 if t.three_two else 1
-    v = _decide(t, turn.held, turn.later, None, 0, hand, pool, burned, base)
+    v = fn(t, turn.held, turn.later, None, 0, hand, pool, burned, base)
     return v if stake == base else (v[0] * stake / base, *v[1:])
 
 
@@ -485,10 +496,13 @@ def after_card(turn: Turn, hand: Hand, pool: Pool, burned: int, stake: int) -> V
     return decide(turn, hand, pool, burned, stake)
 
 
-def hit(turn: Turn, hand: Hand, pool: Pool, burned: int, stake: int) -> Value:
-    """A card from the unseen cards (``stake``: the stake after a raise)."""
+@memo
+def _hit(
+    t: Table, held: int, later: int, chips: int | None, top: int, hand: Hand, pool: Pool, burned: int, stake: int
+) -> Value:
+    turn = Turn(t, held, later, chips, top)
     total = sum(pool)
-    add = turn.t.add
+    add = t.add
     return _mix(
         [(n / total, after_card(turn, add(hand, i), _take(pool, i), burned, stake)) for i, n in enumerate(pool) if n]
     )
@@ -621,7 +635,13 @@ def advise(state: Any, seat: int, entries: Sequence[LegalAction]) -> Advice | No
             out.append(_entry(e.example(seat), v))
             continue
         value = _Amounts(turn, chips, hand, pool, burned, None if staking else (e.kind, h.stake))
-        for amount in amounts(value.expected, e.min_amount, e.max_amount, t.three_two):
+        proportional = staking and not (rules.raise_on_decision or t.three_two or e.max_amount * t.loss > chips)
+        listed = (
+            (e.min_amount, e.max_amount)
+            if proportional
+            else amounts(value.expected, e.min_amount, e.max_amount, t.three_two)
+        )
+        for amount in sorted(set(listed)):
             out.append(_entry(Action(seat, e.kind, amount, e.target, e.cards), value(amount)))
     return Advice(seat, EXACT, 0, tuple(out))
 
@@ -706,16 +726,19 @@ def _from_outcome(o: Outcome) -> Value:
 def _fits(t: Table, player: Player, pool: Pool) -> tuple[int, ...]:
     """The classes the face-down card of a standing player may be: his hand is under 7½ and no triplé (a player
     at 7½ shows every card); () for a player whose cards the bank sees."""
+    return tuple(c for c in _fitting(t, player) if pool[c])
+
+
+@memo
+def _fitting(t: Table, player: Player) -> tuple[int, ...]:
     _, _, classes, down = player
     if down < 0:
         return ()
     out = []
-    for i, n in enumerate(pool):
-        if n:
-            hand = (*classes[:down], i, *classes[down + 1 :])
-            pts, triple = _points(t, hand)
-            if pts < SETTE_E_MEZZO and not triple:
-                out.append(i)
+    for i in range(len(t.classes)):
+        pts, triple = _points(t, (*classes[:down], i, *classes[down + 1 :]))
+        if pts < SETTE_E_MEZZO and not triple:
+            out.append(i)
     return tuple(out)
 
 
@@ -729,7 +752,8 @@ def _owes(t: Table, player: Player, card: int, end: BankEnd) -> int:
 @memo
 def _assignments(t: Table, players: tuple[Player, ...], pool: Pool) -> tuple[tuple[tuple[int, ...], float], ...]:
     """Every assignment of classes to the standing players' face-down cards that agrees with their statuses, with
-    its weight: the number of ways to deal it from ``pool`` (the product over classes of falling factorials)."""
+    its probability: in proportion to the number of ways to deal it from ``pool`` (the product over classes of
+    falling factorials)."""
     fits = [_fits(t, p, pool) or (-1,) for p in players]
     out = []
     for combo in itertools.product(*fits):
@@ -741,17 +765,29 @@ def _assignments(t: Table, players: tuple[Player, ...], pool: Pool) -> tuple[tup
                 used[c] = used.get(c, 0) + 1
         if w > 0:
             out.append((combo, w))
-    return tuple(out)
+    total = sum(w for _, w in out)
+    return tuple((combo, w / total) for combo, w in out)
 
 
-def _bank_stand(t: Table, players: tuple[Player, ...], bank: Hand, pool: Pool) -> Outcome:
-    end = end_of(t, bank)
+@memo
+def _free(t: Table, players: tuple[Player, ...], pool: Pool) -> tuple[float, ...]:
+    """Per class, the expected number of unseen cards of it not in a standing player's hand."""
+    free = [float(n) for n in pool]
+    for combo, q in _assignments(t, players, pool):
+        for c in combo:
+            if c >= 0:
+                free[c] -= q
+    return tuple(free)
+
+
+@memo
+def _bank_stand(t: Table, players: tuple[Player, ...], end: BankEnd, pool: Pool) -> Outcome:
+    """The bank stops with ``end``: what the standing players pay it, over the assignments of their cards."""
+    owes = [{c: _owes(t, p, c, end) for c in _fits(t, p, pool) or (-1,)} for p in players]
     dist: dict[int, float] = {}
-    assigned = _assignments(t, players, pool)
-    total = sum(w for _, w in assigned)
-    for combo, w in assigned:
-        amount = sum(_owes(t, p, c, end) for p, c in zip(players, combo, strict=True))
-        dist[amount] = dist.get(amount, 0.0) + w / total
+    for combo, q in _assignments(t, players, pool):
+        amount = sum(o[c] for o, c in zip(owes, combo, strict=True))
+        dist[amount] = dist.get(amount, 0.0) + q
     return tuple(dist.items()), float(end[1])
 
 
@@ -760,22 +796,16 @@ def _bank_value(t: Table, players: tuple[Player, ...], held: int, bank: Hand, po
     """The bank's result standing, or drawing (``hit_it``) and then playing on to its best expected result; each
     card drawn is one of the unseen cards not in a player's hand (the weights of :func:`_assignments`)."""
     if not hit_it:
-        return _bank_stand(t, players, bank, pool)
-    assigned = _assignments(t, players, pool)
-    weight = sum(w for _, w in assigned)
-    down = sum(1 for p in players if p[3] >= 0)
-    free = [0.0] * len(pool)  # expected count of each class not in a standing player's hand
-    for combo, w in assigned:
-        for i in range(len(pool)):
-            free[i] += w * (pool[i] - combo.count(i)) / weight
-    total = sum(pool) - down
+        return _bank_stand(t, players, end_of(t, bank), pool)
+    free = _free(t, players, pool)
+    total = sum(free)
     parts = []
     for i, n in enumerate(free):
-        if n > 0:
+        if n > 1e-12:
             new, rest = _sorted_add(bank, i), _take(pool, i)
             pts, triple = _points(t, new)
             if pts >= SETTE_E_MEZZO or triple or sum(rest) <= held:
-                o = _bank_stand(t, players, new, rest)
+                o = _bank_stand(t, players, end_of(t, new), rest)
             else:
                 o = _bank_best(t, players, held, new, rest)
             parts.append((n / total, o))

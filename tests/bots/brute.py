@@ -97,8 +97,10 @@ def arrange(
 class Brute:
     """Values of a seat's actions by brute force, within ``budget`` calls of ``engine.apply``."""
 
-    def __init__(self, state: SetteEMezzoState, seat: int, budget: int = 200_000) -> None:
-        self.root, self.seat, self.budget = state, seat, budget
+    def __init__(self, state: SetteEMezzoState, seat: int, budget: int = 200_000, later_draw_below: int = 0) -> None:
+        """``later_draw_below``: the players still to play draw while under this many halves (0: the model's
+        stand as soon as they may)."""
+        self.root, self.seat, self.budget, self.later_draw_below = state, seat, budget, later_draw_below
         self.known: dict[Any, Any] = {}
 
     # -- play-outs ----------------------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ class Brute:
 
     def _others(self, state: SetteEMezzoState) -> Value:
         """His turn is over: deal the face-down cards that play depends on, then play the model to the end."""
-        forced = state.rules.forced_draws  # else the players still to play stand at once, whatever they hold
+        forced = state.rules.forced_draws or self.later_draw_below  # else they stand at once, whatever they hold
         relevant = [
             (s, i)
             for s, i in _slots(state, self.seat)
@@ -223,7 +225,9 @@ class Brute:
         if state.phase is Phase.STAKE:
             action = Action(actor, "STAKE", legal["STAKE"].min_amount)
         elif state.phase is Phase.DECIDE:
-            action = Action(actor, "STAND" if "STAND" in legal else "HIT")
+            points = arrange(state, self.seat, placed, ()).hands[actor].points
+            hits = "STAND" not in legal or ("HIT" in legal and points < self.later_draw_below)
+            action = Action(actor, "HIT" if hits else "STAND")
         else:  # a seat bank: draw below 5
             hand = arrange(state, self.seat, placed, ()).hands[actor]
             action = Action(actor, "HIT" if "HIT" in legal and hand.points < 10 else "STAND")

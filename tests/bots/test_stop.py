@@ -11,6 +11,7 @@ from mazziere.engine.bots import Advice, Stopped, advise, choose
 from mazziere.engine.bots import sette_e_mezzo as sm
 from mazziere.engine.bots.policies import BEST_SAMPLES
 from mazziere.engine.table import Action, Seat
+from tests.sette_e_mezzo.table import table
 
 
 class AfterPolls:
@@ -34,11 +35,8 @@ def _bytes(advice: Advice) -> bytes:
 
 
 def _sette_e_mezzo_decision() -> engine.TableState:
-    seats = [Seat("bank", 100), Seat("p1", 100), Seat("p2", 100)]
-    state = engine.new_table("sette_e_mezzo", seats, seed=b"stop", preset="CLASSICO").state
-    state = engine.apply(state, Action(state.bank, "DEAL")).state
-    seat = engine.to_act(state)[0]
-    return engine.apply(state, Action(seat, "STAKE", 1)).state
+    """A player holding a 2 (staked 1) decides, a player after him: a long enumeration on a cold table."""
+    return table("2c Fb 5d", seats=3).do("1 STAKE 1").state
 
 
 def _trentuno_decision() -> engine.TableState:

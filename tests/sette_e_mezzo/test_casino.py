@@ -109,3 +109,25 @@ def test_casino_the_houses_reale_collects_even_money():
 def test_casino_a_lone_matta_must_draw_even_against_a_figure():
     run = casino("Rd Fc 5c").do("1 STAKE 2")
     assert run.legal(1) == {"HIT": (0, 0)}  # the matta alone (½) is not below the house's ½, yet must draw
+
+
+@pytest.mark.parametrize(
+    ("deck", "moves", "tie"),
+    [
+        ("5d 3c Fb Fc 2c", ["1 HIT", "1 STAND"], 11),  # 5½ each: the house 3, ½, 2
+        ("6d 6c", ["1 STAND"], 12),
+        ("6d 4c Fb Fc 2c", ["1 HIT", "1 STAND"], 13),  # 6½ each: the house 4, ½, 2
+        ("7d 7c", ["1 STAND"], 14),
+        ("7d Fb Fc 7c", ["1 HIT"], 15),  # two reales
+    ],
+)
+def test_casino_five_tie_loses_only_a_tie_at_five(deck, moves, tie):
+    run = casino(deck, five_tie_loses=True).do("1 STAKE 4", *moves)
+    assert run.points(0) == run.points(1) == tie
+    assert [(r.result.value, r.amount) for r in run.state.results] == [("PUSH", 0)] and run.chips == (100, 100)
+
+
+def test_casino_house_draws_on_four_and_a_half():
+    run = casino("5d 4c Fc 2c").do("1 STAKE 3", "1 STAND")
+    assert [str(e.cards[0].card) for e in run.kinds("HIT") if e.seat == 0] == ["Fc", "2c"]
+    assert run.points(0) == 13 and run.chips == (103, 97)
