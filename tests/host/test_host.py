@@ -3,6 +3,7 @@ what never leaves it (state tokens, seat keys, other seats' cards)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, replace
@@ -351,3 +352,15 @@ def test_two_hosts_cannot_share_one_sqlite_store(tmp_path: Path) -> None:
             start_host(config)
     finally:
         first.close()
+
+
+def test_a_server_with_api_keys_still_hosts_people_who_hold_none(tmp_path: Path) -> None:
+    """Browsers hold no API key: the host's calls are guarded by capabilities, its engine calls carry its key."""
+    key = "host-key-0123456789abcdef"
+    tenants = json.dumps({"tenants": [{"name": "host", "keys": [key]}]})
+    keyed = start_host(host_config(tmp_path, tenants=tenants, engine_api_key=key))
+    try:
+        opened = open_trentuno(keyed.stub)
+        assert play_first(keyed.stub, opened).update.seq == 1
+    finally:
+        keyed.close()
