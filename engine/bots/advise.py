@@ -1,7 +1,8 @@
 """``advise(state, seat)``: for each legal action of a seat, its expected chip result, from that seat's view only.
 
-Sette e mezzo's player and bank decisions are computed exactly (:mod:`mazziere.engine.bots.sette_e_mezzo`); every other
-decision is played out on determinizations (:mod:`mazziere.engine.bots.sampled`).
+Sette e mezzo's player and bank decisions are counted (:mod:`mazziere.engine.bots.sette_e_mezzo`: exact under the
+model of docs/bots.md, a bank's beyond a budget approximate); every other decision is played out on
+determinizations (:mod:`mazziere.engine.bots.sampled`). Each action's ``basis`` says which.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from mazziere.engine.table import Action, LegalAction, TableState
 
 
 def actions_of(entries: tuple[LegalAction, ...], seat: int) -> tuple[Action, ...]:
-    """One action per legal entry; an amount range gives its smallest and its largest amount (the result of a
-    stake is linear in the amount, so one of the two ends is always the best)."""
+    """One action per legal entry, for sampled advice: an amount range gives its smallest and its largest amount
+    (Sette e mezzo's counted advice lists its own amounts, :func:`~mazziere.engine.bots.sette_e_mezzo.amounts`)."""
     out: list[Action] = []
     for entry in entries:
         out.append(entry.example(seat))

@@ -1,16 +1,18 @@
-"""Exact advice for Sette e mezzo: every card a seat cannot see is enumerated, never sampled.
+"""Counted advice for Sette e mezzo: every card a seat cannot see is enumerated, never sampled.
 
 The unseen cards (the stock, the discards, other seats' face-down cards) are a multiset of *classes*: the matta,
 and one class per rank (suits matter for nothing else; the figures are one class unless a figure's rank may be
-burned). Every value below is memoised by that multiset, in one bounded table (:data:`MEMO_MAX` entries).
+burned). Every value below is memoised by that multiset, in one bounded table (:data:`MEMO_MAX` entries; the
+hands' totals in one of their own, :data:`POINTS_MAX`).
 
 The model (docs/bots.md, "Sette e mezzo: the model"; tests/bots/brute.py follows the same one):
 
 * **A player** (STAKE or DECIDE) takes every arrangement of the cards he cannot see as equally likely (he reads
   nothing from the other seats' statuses), and plays on to the best expected result in chips. The players still to
   play before the bank stake the least, never burn and stand as soon as they may (with ``forced_draws`` they draw
-  while they must). The bank then draws below 5 and stands on 5 or more (the house's own rule, taken for a seat
-  bank too); a house bank holding a lone matta takes exactly one card; any bank stands when no card is left.
+  while they must), which changes nothing while the stock cannot run out (:func:`stand_dist`). The bank then draws
+  below 5 and stands on 5 or more (the house's own rule, taken for a seat bank too); a house bank holding a lone
+  matta takes exactly one card; any bank stands when no card is left.
 * **The bank** (BANK) weighs standing against drawing, to its best expected result, against every standing player.
   It takes every arrangement of the cards it cannot see in which each standing player's hand is under 7½ and no
   triplé as equally likely (a busted player's face-down card may be any unseen card). With more standing players
