@@ -116,7 +116,8 @@ def plot(match: Match, path: str) -> None:
 
 def rtp(args: argparse.Namespace) -> int:
     """Print the exact CASINO returns (optimal play, heads-up, fresh shuffle), each with a Monte Carlo figure
-    played through ``engine.apply`` (a stake of 1 every hand, then the ``best`` policy)."""
+    played through ``engine.apply`` (a stake of ``CHECK_STAKE`` every hand, so that 3:2 pays exactly, then the
+    ``best`` policy; its return per chip staked)."""
     from mazziere.engine.bots.match import casino_returns
     from mazziere.engine.bots.sette_e_mezzo import casino_rtp, rtp_profiles
     from mazziere.engine.games.sette_e_mezzo.rules import CASINO
