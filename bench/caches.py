@@ -122,14 +122,21 @@ def _type_keyed(n: int) -> None:
         engine.state_from_bytes(engine.state_to_bytes(state))
 
 
-def _bot_memo(n: int) -> None:
-    """Sette e mezzo advice's table, filled with the totals of distinct hands of up to 12 cards."""
+def _bot_points(n: int) -> None:
+    """Sette e mezzo advice's totals of hands, filled with distinct hands of up to 12 cards."""
     t = sm_bots.table(CLASSICO, (1,))
     hands = itertools.chain.from_iterable(
         itertools.product(range(len(t.classes)), repeat=size) for size in range(12, 0, -1)
     )
     for hand, _ in zip(hands, range(n), strict=False):
         sm_bots._points(t, hand)
+
+
+def _bot_memo(n: int) -> None:
+    """Sette e mezzo advice's table of values, filled with the fitting cards of distinct standing players."""
+    t = sm_bots.table(CLASSICO, (1,))
+    for i in range(n):
+        sm_bots._fitting(t, (i, 10**9 - i, (0,), 0))
 
 
 def caches() -> list[Cache]:
@@ -140,6 +147,7 @@ def caches() -> list[Cache]:
         ("sette_e_mezzo._stakes", sette_e_mezzo_game._stakes, _stakes),
         ("sette_e_mezzo.points._by_value", points._by_value, _by_value),
         ("visibility._redactor", visibility._redactor, _type_keyed),
+        ("bots.sette_e_mezzo._points", sm_bots._points, _bot_points),
     ]:
         clear, size, bound = _lru(fn)
         out.append(Cache(name, bound or 0, clear, fill, size))
