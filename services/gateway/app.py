@@ -38,11 +38,11 @@ from mazziere.services.gateway.headers import SecurityHeaders, docs_policy
 from mazziere.services.gateway.routes import ROUTES, SERVICE, Route
 from mazziere.services.gateway.schema import Schema, message_schemas, ref
 from mazziere.services.gateway.stream import Chunks, WrittenStream
-from mazziere.services.gen.mazziere.v1 import host_pb2
+from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
+from mazziere.services.host.host import HOST_SERVICE
 from mazziere.services.logs import get_logger
 
 SEAT_KEY_HEADER = "X-Seat-Key"
-HOST_SERVICE = host_pb2.DESCRIPTOR.services_by_name["HostService"]
 SEAT_KEY_SCHEME = "SeatKey"
 SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
 LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
@@ -120,6 +120,7 @@ def create_app(
                 "Authorization",
                 "Content-Type",
                 SEAT_KEY_HEADER,
+                CAPABILITY_HEADER,
                 REQUEST_ID_HEADER,
                 *connect.CORS_ALLOW_HEADERS,
             ],

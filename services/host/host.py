@@ -35,7 +35,7 @@ from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
 from mazziere.services.logs import get_logger
 
-HOST_SERVICE = "mazziere.v1.HostService"
+HOST_SERVICE = hpb.DESCRIPTOR.services_by_name["HostService"]
 T = TypeVar("T")
 TIMER_POLICY = "cautious"
 """How the host plays a person's turn when its time runs out."""
@@ -123,8 +123,10 @@ class Host:
             ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest),
             ("CloseTable", self.close_table, hpb.CloseTableRequest),
         ]
-        methods = [Method(HOST_SERVICE, name, fn, request, cost=host) for name, fn, request in rows]
-        methods.append(Method(HOST_SERVICE, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True))
+        methods = [Method(HOST_SERVICE.full_name, name, fn, request, cost=host) for name, fn, request in rows]
+        methods.append(
+            Method(HOST_SERVICE.full_name, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True)
+        )
         return methods
 
     # -- handlers ---------------------------------------------------------------------------------------

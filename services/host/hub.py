@@ -63,7 +63,3 @@ class Hub:
 
     def connected(self, table_id: str) -> set[int]:
         return set(self._present.get(table_id, ()))
-
-    @property
-    def watchers(self) -> int:
-        return sum(len(q) for q in self._queues.values())

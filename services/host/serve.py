@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from mazziere.services.config import Config
 from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
-from mazziere.services.gen.mazziere.v1 import host_pb2
-from mazziere.services.host.host import Host, HostSettings
+from mazziere.services.host.host import HOST_SERVICE, Host, HostSettings
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.store import open_store
 from mazziere.services.server import App
-
-HOST_SERVICE = host_pb2.DESCRIPTOR.services_by_name["HostService"]
 
 
 async def _always_ready() -> bool:

@@ -150,15 +150,9 @@ class Backend:
         self.opened.clear()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    """Each test once on SQLite (a file in a folder the store makes) and once on PostgreSQL (a schema of its own,
-    the first of the URL's search path, in the cluster's database)."""
-    if request.param == "sqlite":
-        path = tmp_path / "host" / "tables.db"
-        yield Backend("sqlite", f"sqlite:///{path}", path)
-        return
-    cluster: Cluster = request.getfixturevalue("postgres_cluster")
+@contextlib.contextmanager
+def _postgres_schema(cluster: Cluster) -> Iterator[Backend]:
+    """A schema of its own, the first of the URL's search path, in the cluster's database."""
     schema = f"store_{next(_schemas)}"
     with psycopg.connect(cluster.url(), autocommit=True) as admin:
         admin.execute(f"CREATE SCHEMA {schema}")
@@ -170,6 +164,24 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             others = "datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
             admin.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {others}")
             admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """Each test once on SQLite (a file in a folder the store makes) and once on PostgreSQL."""
+    if request.param == "sqlite":
+        path = tmp_path / "host" / "tables.db"
+        yield Backend("sqlite", f"sqlite:///{path}", path)
+        return
+    with _postgres_schema(request.getfixturevalue("postgres_cluster")) as postgres:
+        yield postgres
+
+
+@pytest.fixture
+def postgres(postgres_cluster: Cluster) -> Iterator[Backend]:
+    """PostgreSQL alone, for what only it does (several hosts on one store, its listening connection)."""
+    with _postgres_schema(postgres_cluster) as backend:
+        yield backend
 
 
 @pytest.hookimpl(tryfirst=True)

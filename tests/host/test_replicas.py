@@ -75,10 +75,9 @@ def test_a_killed_host_goes_on_from_its_last_applied_move(backend: Backend, tmp_
 
 
 @pytest.fixture
-def replicas(backend: Backend, tmp_path: Path) -> Iterator[tuple[Hosted, Hosted]]:
-    if backend.kind != "postgresql":
-        pytest.skip("several host replicas need PostgreSQL (a SQLite store serves one host process)")
-    config = host_config(tmp_path, store_url=backend.url, host_replicas=2)
+def replicas(postgres: Backend, tmp_path: Path) -> Iterator[tuple[Hosted, Hosted]]:
+    """Two hosts on one PostgreSQL (a SQLite store serves one host process)."""
+    config = host_config(tmp_path, store_url=postgres.url, host_replicas=2)
     first = start_host(config)
     second = start_host(replace(config, data_dir=str(tmp_path / "second")))
     yield first, second

@@ -378,9 +378,8 @@ def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path) -> None:
 # -- PostgreSQL only -----------------------------------------------------------------------------------------------
 
 
-async def test_a_dropped_listening_connection_is_made_again(backend: Backend) -> None:
-    if backend.kind != "postgresql":
-        pytest.skip("PostgreSQL's listening connection")
+async def test_a_dropped_listening_connection_is_made_again(postgres: Backend) -> None:
+    backend = postgres
     speaker, hearer = await backend.hosts(2)
     heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
 
@@ -409,9 +408,8 @@ async def test_a_dropped_listening_connection_is_made_again(backend: Backend) ->
     assert new != old
 
 
-async def test_hosts_opening_together_on_a_new_database_make_its_schema_once(backend: Backend) -> None:
-    if backend.kind != "postgresql":
-        pytest.skip("one SQLite store opens a file at a time")
+async def test_hosts_opening_together_on_a_new_database_make_its_schema_once(postgres: Backend) -> None:
+    backend = postgres
     stores = [backend.make() for _ in range(4)]
     backend.opened.extend(stores)
     await asyncio.gather(*(store.open() for store in stores))
