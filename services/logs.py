@@ -1,4 +1,5 @@
-"""structlog configured for one JSON object per line on standard error."""
+"""structlog configured for one JSON object per line on standard error, with the trace and span ids of the current
+span when tracing is on."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import logging
 import sys
 
 import structlog
+from opentelemetry import trace
+from structlog.typing import EventDict, WrappedLogger
+
+from mazziere.services.core import tracing
 
 
 def configure(level: str = "info") -> None:
@@ -15,6 +20,7 @@ def configure(level: str = "info") -> None:
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
+            add_trace,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(),
@@ -23,6 +29,16 @@ def configure(level: str = "info") -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
+
+
+def add_trace(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
+    """``trace_id`` and ``span_id`` (hex, as trace back ends show them) of the current span, if tracing is on."""
+    if tracing.on():
+        current = trace.get_current_span().get_span_context()
+        if current.is_valid:
+            event["trace_id"] = trace.format_trace_id(current.trace_id)
+            event["span_id"] = trace.format_span_id(current.span_id)
+    return event
 
 
 def get_logger(name: str = "mazziere") -> structlog.typing.FilteringBoundLogger:

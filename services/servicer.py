@@ -26,6 +26,7 @@ from mazziere.engine.table import Outcome, TableState
 from mazziere.engine.visibility import Viewer, redact_events
 from mazziere.services import protowire
 from mazziere.services.codec import to_plain, to_proto
+from mazziere.services.core import tracing
 from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
@@ -94,7 +95,8 @@ class TableCore:
         return _with_change(answer, out, [None, *range(state.seat_count)])
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
-        state = self._open(request.state, request.table_id, call)
+        with tracing.step("open"):
+            state = self._open(request.state, request.table_id, call)
         call.game = state.game
         action = _action(request.action, "action") if _requested_move(request) else None
         seat = _auto_seat(state, request) if action is None else action.seat
@@ -113,7 +115,8 @@ class TableCore:
             )
         if action is None:
             try:
-                played = _engine(lambda: bots.choose(request.auto_play, state, seat, stop=call.stop))
+                with tracing.step("choose"):
+                    played = _engine(lambda: bots.choose(request.auto_play, state, seat, stop=call.stop))
             except bots.Stopped:
                 raise ServiceError(
                     grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed while the bot chose"
@@ -122,11 +125,14 @@ class TableCore:
         else:
             played = action
             answer = svc.ActResponse(action=request.action)
-        out = _engine(lambda: engine.apply(state, played))
+        with tracing.step("apply"):
+            out = _engine(lambda: engine.apply(state, played))
         new: TableState = out.state
         self._count_finished(new, out, call)
-        answer.state = self._seal(new, call)
-        return _with_change(answer, out, viewers, auto=action is None)
+        with tracing.step("seal"):
+            answer.state = self._seal(new, call)
+        with tracing.step("update"):
+            return _with_change(answer, out, viewers, auto=action is None)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)

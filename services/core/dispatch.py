@@ -4,7 +4,8 @@ A call is parsed on the event loop, charged to its tenant and cost class (refuse
 run on its class's workers with a :class:`~mazziere.services.core.call.Call` whose ``stop`` turns true when the
 caller leaves or the deadline passes, and answered on the loop. A stream's answers are written by the transport's
 ``write``, which must make progress within ``write_seconds``: a reader that stops reading ends its stream and
-frees its place.
+frees its place. Each call is one tracing span (:mod:`~mazziere.services.core.tracing`), current on the loop and
+carried to the worker that runs it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
+from mazziere.services.core import tracing
 from mazziere.services.core.admission import ANONYMOUS, BUDGETED, ON_LOOP, Admission, CostClass, Ticket
 from mazziere.services.core.call import Call
 from mazziere.services.core.observe import Observer, request_id
@@ -94,6 +96,7 @@ class Dispatcher:
         self.budget_seconds = budget_seconds
         self.write_seconds = write_seconds
         self.max_message_bytes = max_message_bytes
+        tracing.configure()
         self.closing = threading.Event()
         """Set near the end of a shutdown's grace: calls that have not started are refused as SHUTTING_DOWN."""
         self._waiting: set[asyncio.Future[Any]] = set()
@@ -113,14 +116,16 @@ class Dispatcher:
         """One call: the response (its bytes if ``wire``, where ``request`` is bytes too), or a ServiceError."""
         start = self.observer.start(method.kind, method.service, method.name)
         rid = request_id(call.metadata)
+        span = tracing.begin(method.service, method.name, call.metadata, rid)
         code, reason = grpc.StatusCode.OK, ""
         limits: _Limits | None = None
         try:
-            message, cost, ticket, limits = self._admit(method, request, call, timeout)
+            message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
             if cost in ON_LOOP:
                 response = await self._on_loop(method, message, call, ticket, wire)
             else:
-                future = self._submit(cost, ticket, self._answer, method, message, call, cost, wire)
+                answer = self._answer if span is None else span.carry(self._answer)
+                future = self._submit(cost, ticket, answer, method, message, call, cost, wire)
                 response = await self._wait(future, limits)
             for answered in call.on_answered:
                 answered()
@@ -134,10 +139,12 @@ class Dispatcher:
             raise
         except Exception as exc:
             code = grpc.StatusCode.INTERNAL
-            self.observer.failed(method.name, call, rid, exc)
+            self._failed(method, call, rid, exc, span)
             raise ServiceError(code, "", "internal error") from None
         finally:
             self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            if span is not None:
+                span.end(code, reason, self.observer.game_label(call.game))
 
     async def stream(
         self,
@@ -153,13 +160,14 @@ class Dispatcher:
         ServiceError before or between them; :class:`Stalled` if the reader stopped reading."""
         start = self.observer.start(method.kind, method.service, method.name)
         rid = request_id(call.metadata)
+        span = tracing.begin(method.service, method.name, call.metadata, rid)
         code, reason = grpc.StatusCode.OK, ""
         ticket: Ticket | None = None
         limits: _Limits | None = None
         steps: Iterator[Any] | None = None
         step: futures.Future[Any] | None = None
         try:
-            message, cost, ticket, limits = self._admit(method, request, call, timeout)
+            message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
             if cost in ON_LOOP:
                 answers = method.handler(message, call)
                 try:
@@ -172,7 +180,7 @@ class Dispatcher:
             self._check_open()
             steps = iter(method.handler(message, call))
             while True:
-                step = pool.submit(self._next, steps, wire)
+                step = pool.submit(self._next if span is None else span.carry(self._next), steps, wire)
                 item = await self._wait(step, limits)
                 step = None
                 if item is _DONE:
@@ -190,13 +198,20 @@ class Dispatcher:
             raise
         except Exception as exc:
             code = grpc.StatusCode.INTERNAL
-            self.observer.failed(method.name, call, rid, exc)
+            self._failed(method, call, rid, exc, span)
             raise ServiceError(code, "", "internal error") from None
         finally:
             if limits is not None:
                 limits.left.set()
             self._end_stream(ticket, steps, step)
             self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            if span is not None:
+                span.end(code, reason, self.observer.game_label(call.game))
+
+    def _failed(self, method: Method, call: Call, rid: str, exc: Exception, span: tracing.CallSpan | None) -> None:
+        self.observer.failed(method.name, call, rid, exc)
+        if span is not None:
+            span.failed(exc)
 
     async def _write(self, write: Write, item: Any) -> None:
         try:
@@ -226,11 +241,13 @@ class Dispatcher:
     # -- parts ------------------------------------------------------------------------------------------
 
     def _admit(
-        self, method: Method, request: bytes | Message, call: Call, timeout: float | None
+        self, method: Method, request: bytes | Message, call: Call, timeout: float | None, span: tracing.CallSpan | None
     ) -> tuple[Any, CostClass, Ticket, _Limits]:
         self._check_open()
         message = _parse(method, request) if isinstance(request, bytes) else request
         cost = method.cost(message)
+        if span is not None:
+            span.admitted(cost.value, getattr(message, "table_id", ""))
         # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them.
         tenant = ANONYMOUS if cost in ON_LOOP else self.admission.tenants.identify(call.metadata)
         if method.creates_table:

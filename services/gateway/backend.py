@@ -21,6 +21,7 @@ from google.rpc import status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.requests import Request
 
+from mazziere.services.core import tracing
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Dispatcher, Method, Stalled
 from mazziere.services.errors import STATUS_DETAILS_KEY, ServiceError
@@ -30,8 +31,9 @@ from mazziere.services.methods import SERVICE_NAME
 
 Write = Callable[[Message], Awaitable[None]]
 """Writes one answer of a stream to the HTTP caller; it must make progress within the stream write limit."""
-FORWARDED = frozenset({"x-request-id", "authorization"})
-"""The request headers a gateway passes on to the service over gRPC (its own metadata, not the whole request)."""
+FORWARDED = frozenset({"x-request-id", "authorization", *tracing.PROPAGATED})
+"""The request headers a gateway passes on to the service over gRPC (its own metadata, not the whole request); a
+span current here (the host's call, when tracing) is the parent in place of the caller's ``traceparent``."""
 
 
 def http_call(request: Request) -> Call:
@@ -140,7 +142,7 @@ def channel_options(target: str, max_message_bytes: int) -> list[tuple[str, Any]
 
 
 def _forwarded(call: Call) -> tuple[tuple[str, str], ...]:
-    return tuple((k, v) for k, v in call.metadata if k in FORWARDED)
+    return tracing.outgoing(tuple((k, v) for k, v in call.metadata if k in FORWARDED))
 
 
 class ChannelBackend:
