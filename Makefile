@@ -70,6 +70,16 @@ $(KUBE_SCORE): | $(BIN)/python
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install github.com/zegl/kube-score/cmd/kube-score@$(KUBE_SCORE_VERSION)
 	touch $@
 
+# helm lints and renders deploy/helm/mazziere for tests/deploy/test_helm.py (its default render must be the
+# production overlay's objects): pinned, built the same way.
+HELM_VERSION := v3.22.0
+HELM := $(BIN)/.helm-$(HELM_VERSION)
+
+$(HELM): | $(BIN)/python
+	@command -v go > /dev/null || { echo "make: Go is needed to build helm $(HELM_VERSION) for tests/deploy"; exit 1; }
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	touch $@
+
 # connectconformance, the official Connect conformance suite, runs in server mode against the Connect and gRPC-Web
 # layer in tests/connect_conformance (its protos ship in the same module): pinned, built the same way.
 CONNECT_CONFORMANCE_VERSION := v1.0.7
@@ -158,6 +168,7 @@ postgres-tools:
 		"the PostgreSQL store tests will be skipped"; fi
 
 test: postgres-tools
+test: $(HELM)
 
 # The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
 test: lint $(KUSTOMIZE) $(KUBE_SCORE) $(CONNECT_CONFORMANCE) clients container-tools
