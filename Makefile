@@ -170,6 +170,22 @@ postgres-tools:
 test: postgres-tools
 test: $(HELM)
 
+# The monitoring tests (tests/deploy/test_monitoring.py) check deploy/monitoring's alert rules with promtool (`check
+# rules`, `test rules`), from Debian's prometheus package. As root with apt it is installed here, without its
+# recommends (no exporters); where it cannot be, those tests are skipped and say how to get it.
+.PHONY: prometheus-tools
+
+prometheus-tools:
+	@if command -v promtool > /dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		echo "apt-get install prometheus"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			prometheus > /dev/null; } || echo "make: apt-get could not install prometheus: the promtool tests will be skipped"; \
+	else echo "make: promtool is not installed, and apt-get is not available as root:" \
+		"the promtool tests will be skipped"; fi
+
+test: prometheus-tools
+
 # The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
 test: lint $(KUSTOMIZE) $(KUBE_SCORE) $(CONNECT_CONFORMANCE) clients container-tools
 	@mkdir -p build; $(BIN)/pytest -p no:cacheprovider -m long > build/long-tests.log 2>&1 & long=$$!; \

@@ -1,4 +1,5 @@
-"""Prometheus metrics: go-grpc-prometheus names for every call, the games' own counters, and the process's.
+"""Prometheus metrics: go-grpc-prometheus names for every call, the games' own counters, the admission's
+saturation (places, calls in flight and queued per cost class, refusals by reason), and the process's.
 
 Every registry made here also carries the standard process (``process_*``: CPU, memory, file descriptors, start
 time), Python platform (``python_info``) and garbage collector (``python_gc_*``) collectors, as the client
@@ -11,6 +12,7 @@ from __future__ import annotations
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     GCCollector,
     Histogram,
     PlatformCollector,
@@ -62,6 +64,32 @@ class Metrics:
             "mazziere_rejections_total",
             "Calls refused, by game ('unknown' when not one of the served games) and ErrorInfo reason.",
             ["game", "reason"],
+            registry=self.registry,
+        )
+        # The admission's (services/core/admission.py), by cost class: saturation is in_flight / places.
+        self.places = Gauge(
+            "mazziere_call_places",
+            "Places of each cost class: the calls it holds at once, running or waiting for a worker.",
+            ["cost_class"],
+            registry=self.registry,
+        )
+        self.in_flight = Gauge(
+            "mazziere_calls_in_flight",
+            "Calls holding a place of their cost class (running, or queued for one of its workers).",
+            ["cost_class"],
+            registry=self.registry,
+        )
+        self.queued = Gauge(
+            "mazziere_calls_queued",
+            "Calls admitted and waiting for one of their cost class's workers.",
+            ["cost_class"],
+            registry=self.registry,
+        )
+        self.refusals = Counter(
+            "mazziere_admission_refusals_total",
+            "Calls the admission refused, by cost class and reason: class_full, tenant_quota, table_busy, "
+            "tables_per_minute.",
+            ["cost_class", "reason"],
             registry=self.registry,
         )
 

@@ -4,6 +4,9 @@ Each cost class has its own places (calls running or waiting for one of its work
 its tenant's share of them, or beyond its table's few is refused at once with OVERLOADED or QUOTA_EXCEEDED and a
 RetryInfo: nothing waits in a queue it cannot leave. So a flood of expensive calls (sampled bots, advice, replays)
 fills only its own class, and one tenant fills only its share.
+
+With a :class:`~mazziere.services.metrics.Metrics` the admission reports each class's places, its calls in flight
+and queued (admitted, waiting for a worker), and its refusals by reason (:data:`REFUSALS`).
 """
 
 from __future__ import annotations
@@ -13,12 +16,19 @@ import json
 import math
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from hashlib import sha256
+from typing import ParamSpec, TypeVar
+
+from prometheus_client import Counter, Gauge
 
 from mazziere.services.errors import ServiceError, ServiceReason
+from mazziere.services.metrics import Metrics
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 RETRY_AFTER_SECONDS = 1.0
 """The delay a refused call is told to wait before retrying, in its google.rpc.RetryInfo."""
@@ -45,6 +55,11 @@ BUDGETED = frozenset({CostClass.BOT, CostClass.ADVICE, CostClass.REPLAY})
 """The classes whose calls the server's budget (``MAZZIERE_REPLAY_SECONDS``) cuts, whatever the caller's deadline."""
 ON_LOOP = frozenset({CostClass.HOST, CostClass.WATCH})
 """The classes whose handlers are coroutines, awaited on the event loop (no worker threads)."""
+
+REFUSALS = ("class_full", "tenant_quota", "table_busy", "tables_per_minute")
+"""Why the admission refuses a call, as its metric counts it: its cost class has no place left (OVERLOADED), its
+tenant has its share of them (QUOTA_EXCEEDED), its table its few (OVERLOADED), or its tenant made its tables of the
+minute (QUOTA_EXCEEDED; CreateTable, a move)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,27 +137,44 @@ def _digest(key: str) -> bytes:
 class Ticket:
     """A place taken by one call; :meth:`release` gives it back (once, whoever calls it)."""
 
-    __slots__ = ("_admission", "_key")
+    __slots__ = ("_admission", "_key", "_queued")
 
     def __init__(self, admission: Admission, key: tuple[CostClass, str, str]) -> None:
         self._admission = admission
         self._key: tuple[CostClass, str, str] | None = key
+        self._queued = False
 
     def release(self, _: object = None) -> None:
-        key, self._key = self._key, None
-        if key is not None:
-            self._admission._give_back(*key)
+        self._admission._give_back(self)
+
+    def queued(self, fn: Callable[P, T]) -> Callable[P, T]:
+        """``fn``, with this call counted as queued until a worker starts it (or its place is given back first):
+        what a worker pool is handed, ``pool.submit(ticket.queued(fn), ...)``."""
+        self._admission._queue(self, True)
+
+        def started(*args: P.args, **kwargs: P.kwargs) -> T:
+            self._admission._queue(self, False)
+            return fn(*args, **kwargs)
+
+        return started
 
 
 class Admission:
     """Places per cost class, shared by tenant, and a few per table."""
 
-    def __init__(self, places: Mapping[CostClass, int], tenants: Tenants, *, per_table: int) -> None:
+    def __init__(
+        self, places: Mapping[CostClass, int], tenants: Tenants, *, per_table: int, metrics: Metrics | None = None
+    ) -> None:
         self.places = dict(places)
         self.tenants = tenants
         self.per_table = per_table
+        self.metrics: Metrics | None = None
+        self._in_flight: dict[CostClass, Gauge] = {}
+        self._waiting: dict[CostClass, Gauge] = {}
+        self._refused: dict[tuple[CostClass, str], Counter] = {}
         self._lock = threading.Lock()
         self._taken = dict.fromkeys(CostClass, 0)
+        self._queued = dict.fromkeys(CostClass, 0)
         self._by_tenant: dict[tuple[CostClass, str], int] = {}
         self._by_table: dict[str, int] = {}
         self._created: dict[str, list[float]] = {}
@@ -152,28 +184,62 @@ class Admission:
             for t in tenants.tenants
             for c, n in places.items()
         }
+        if metrics is not None:
+            self.meter(metrics)
+
+    def meter(self, metrics: Metrics) -> None:
+        """Report to ``metrics`` from now on: each class's places, calls in flight and queued, and every refusal
+        (each reason's series there from the start, at 0)."""
+        with self._lock:
+            self.metrics = metrics
+            for cost, n in self.places.items():
+                metrics.places.labels(cost.value).set(n)
+                self._in_flight[cost] = metrics.in_flight.labels(cost.value)
+                self._in_flight[cost].set(self._taken[cost])
+                self._waiting[cost] = metrics.queued.labels(cost.value)
+                self._waiting[cost].set(self._queued[cost])
+                for why in REFUSALS:
+                    self._refused[(cost, why)] = metrics.refusals.labels(cost.value, why)
 
     def taken(self, cost: CostClass) -> int:
         return self._taken[cost]
+
+    def queued(self, cost: CostClass) -> int:
+        """Calls of ``cost`` admitted and waiting for a worker (:meth:`Ticket.queued`)."""
+        return self._queued[cost]
 
     def admit(self, cost: CostClass, tenant: Tenant, table_id: str = "") -> Ticket:
         """Take a place of ``cost`` for ``tenant`` (and ``table_id``, if the call names a table), or refuse."""
         share = self._shares.get((cost, tenant.name), self.places[cost])
         with self._lock:
             if self._taken[cost] >= self.places[cost]:
-                raise _refusal(ServiceReason.OVERLOADED, f"the server is at its limit of {cost.value} calls in flight")
+                raise self._refuse(
+                    cost,
+                    "class_full",
+                    ServiceReason.OVERLOADED,
+                    f"the server is at its limit of {cost.value} calls in flight",
+                )
             mine = self._by_tenant.get((cost, tenant.name), 0)
             if mine >= share:
-                raise _refusal(
+                raise self._refuse(
+                    cost,
+                    "tenant_quota",
                     ServiceReason.QUOTA_EXCEEDED,
                     f"tenant {tenant.name!r} has {mine} {cost.value} calls in flight, its quota",
                 )
             if table_id and self._by_table.get(table_id, 0) >= self.per_table:
-                raise _refusal(ServiceReason.OVERLOADED, f"this table already has {self.per_table} calls in flight")
+                raise self._refuse(
+                    cost,
+                    "table_busy",
+                    ServiceReason.OVERLOADED,
+                    f"this table already has {self.per_table} calls in flight",
+                )
             self._taken[cost] += 1
             self._by_tenant[(cost, tenant.name)] = mine + 1
             if table_id:
                 self._by_table[table_id] = self._by_table.get(table_id, 0) + 1
+            if (gauge := self._in_flight.get(cost)) is not None:
+                gauge.set(self._taken[cost])
         return Ticket(self, (cost, tenant.name, table_id))
 
     def create_table(self, tenant: Tenant, now: float | None = None) -> None:
@@ -185,7 +251,9 @@ class Admission:
             recent = [t for t in self._created.get(tenant.name, ()) if now - t < 60.0]
             if len(recent) >= tenant.tables_per_minute:
                 self._created[tenant.name] = recent
-                raise _refusal(
+                raise self._refuse(
+                    CostClass.MOVE,
+                    "tables_per_minute",
                     ServiceReason.QUOTA_EXCEEDED,
                     f"tenant {tenant.name!r} created {len(recent)} tables in the last minute, its quota",
                     retry_after=max(RETRY_AFTER_SECONDS, 60.0 - (now - recent[0])),
@@ -193,8 +261,13 @@ class Admission:
             recent.append(now)
             self._created[tenant.name] = recent
 
-    def _give_back(self, cost: CostClass, tenant: str, table_id: str) -> None:
+    def _give_back(self, ticket: Ticket) -> None:
         with self._lock:
+            key, ticket._key = ticket._key, None
+            if key is None:
+                return
+            cost, tenant, table_id = key
+            self._set_queued(ticket, cost, False)
             self._taken[cost] -= 1
             self._by_tenant[(cost, tenant)] -= 1
             if table_id:
@@ -203,6 +276,26 @@ class Admission:
                     self._by_table[table_id] = left
                 else:
                     del self._by_table[table_id]
+            if (gauge := self._in_flight.get(cost)) is not None:
+                gauge.set(self._taken[cost])
+
+    def _queue(self, ticket: Ticket, queued: bool) -> None:
+        with self._lock:
+            if ticket._key is not None:
+                self._set_queued(ticket, ticket._key[0], queued)
+
+    def _set_queued(self, ticket: Ticket, cost: CostClass, queued: bool) -> None:
+        if ticket._queued is queued:
+            return
+        ticket._queued = queued
+        self._queued[cost] += 1 if queued else -1
+        if (gauge := self._waiting.get(cost)) is not None:
+            gauge.set(self._queued[cost])
+
+    def _refuse(self, cost: CostClass, why: str, reason: ServiceReason, message: str, **kw: float) -> ServiceError:
+        if (counter := self._refused.get((cost, why))) is not None:
+            counter.inc()
+        return _refusal(reason, message, **kw)
 
 
 def _refusal(reason: ServiceReason, message: str, *, retry_after: float = RETRY_AFTER_SECONDS) -> ServiceError:

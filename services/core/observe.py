@@ -1,6 +1,7 @@
 """One log line and the go-grpc-prometheus metrics for every call, whatever its transport.
 
-Labels never carry the caller's text: a game label is one of the served games or ``unknown``.
+Labels never carry the caller's text: a game label is one of the served games or ``unknown``. The log line names
+the call's table (``table_id``) when its handler opened or made one and recorded it on its Call.
 """
 
 from __future__ import annotations
@@ -75,9 +76,21 @@ class Observer:
                 reason=reason or None,
                 duration_ms=round(elapsed * 1000, 3),
                 request_id=request_id,
+                table_id=table_of(call),
             )
 
     def failed(self, name: str, call: Call, request_id: str, exc: BaseException) -> None:
         self.log.exception(
-            "call_failed", method=name, game=self.game_label(call.game), request_id=request_id, exc_info=exc
+            "call_failed",
+            method=name,
+            game=self.game_label(call.game),
+            request_id=request_id,
+            table_id=table_of(call),
+            exc_info=exc,
         )
+
+
+def table_of(call: Call) -> str | None:
+    """The table the call's handler opened or made, if its Call records one (``table_id``); else None."""
+    table_id = getattr(call, "table_id", "")
+    return str(table_id) if table_id else None
