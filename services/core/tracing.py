@@ -172,9 +172,10 @@ def begin(service: str, method: str, metadata: Sequence[tuple[str, str]], reques
 
 
 def step(name: str) -> AbstractContextManager[Any]:
-    """A child span of the current one for an engine step (``with step("apply"):``); nothing when off. An exception
-    leaving the step is recorded on it; the call's span carries the outcome."""
-    if _tracer is None:
+    """A child span of the current one for an engine step (``with step("apply"):``); nothing when off or when the
+    current span is not recorded (not sampled, or no call's). An exception leaving the step is recorded on it; the
+    call's span carries the outcome."""
+    if _tracer is None or not trace.get_current_span().is_recording():
         return _NOTHING
     return _tracer.start_as_current_span(name, set_status_on_exception=False)
 
