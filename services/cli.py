@@ -4,6 +4,8 @@
 
 ``mazziere simulate GAME --bots best,random --hands N``: bots play each other (docs/bots.md); ``mazziere rtp``:
 Sette e mezzo's exact CASINO return to player.
+
+``mazziere --version``: the installed distribution's version, the one ListGames reports as ``server_version``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from mazziere.services import simulate
 from mazziere.services.config import ConfigError
 from mazziere.services.gateway.config import GatewayConfig
 from mazziere.services.logs import configure, get_logger
+from mazziere.services.servicer import server_version
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mazziere", description="Mazziere, a stateless card-game rules service.")
+    parser.add_argument("--version", action="version", version=f"mazziere {server_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="serve gRPC and REST (configured by MAZZIERE_* environment variables; see the README)")
     gateway = sub.add_parser("gateway", help="serve only the REST gateway, calling the gRPC service at --target")

@@ -11,6 +11,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
+from importlib import metadata
 from typing import Any, TypeVar
 
 import grpc
@@ -47,6 +48,21 @@ _AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"
 order on the wire, so the events' own writer stays the one of every move)."""
 
 
+DISTRIBUTION = "mazziere"
+"""The server's distribution, whose installed metadata names the version that ListGames and ``--version`` report."""
+UNKNOWN_VERSION = "0+unknown"
+"""The version reported when the code runs without its distribution's metadata (a copy of the folders)."""
+
+
+@cache
+def server_version() -> str:
+    """The installed ``mazziere`` distribution's version (``importlib.metadata``), or :data:`UNKNOWN_VERSION`."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
 def served_games() -> list[str]:
     """The registered games that the contract has messages for."""
     return [g.id for g in engine.all_games() if g.id in _VIEW_FIELDS and g.id in _RULES_FIELDS]
@@ -75,7 +91,9 @@ class TableCore:
 
     def list_games(self, request: svc.ListGamesRequest, call: Call) -> svc.ListGamesResponse:
         if self._games is None:
-            self._games = svc.ListGamesResponse(games=[_game_info(engine.get_game(g)) for g in served_games()])
+            self._games = svc.ListGamesResponse(
+                games=[_game_info(engine.get_game(g)) for g in served_games()], server_version=server_version()
+            )
         return self._games
 
     def create_table(self, request: svc.CreateTableRequest, call: Call) -> svc.CreateTableResponse:

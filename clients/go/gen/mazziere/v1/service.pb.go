@@ -173,7 +173,10 @@ func (*ListGamesRequest) Descriptor() ([]byte, []int) {
 type ListGamesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The games, in registration order.
-	Games         []*GameInfo `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	Games []*GameInfo `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	// The version of the server that answered: its distribution's release, e.g. "0.1.0" (PEP 440), or
+	// "0+unknown" when it runs without its installed metadata. Empty from a server older than this field.
+	ServerVersion string `protobuf:"bytes,2,opt,name=server_version,json=serverVersion,proto3" json:"server_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -213,6 +216,13 @@ func (x *ListGamesResponse) GetGames() []*GameInfo {
 		return x.Games
 	}
 	return nil
+}
+
+func (x *ListGamesResponse) GetServerVersion() string {
+	if x != nil {
+		return x.ServerVersion
+	}
+	return ""
 }
 
 // CreateTableRequest describes a new table.
@@ -1384,9 +1394,10 @@ var File_mazziere_v1_service_proto protoreflect.FileDescriptor
 const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\n" +
 	"\x19mazziere/v1/service.proto\x12\vmazziere.v1\x1a\x17mazziere/v1/table.proto\"\x12\n" +
-	"\x10ListGamesRequest\"@\n" +
+	"\x10ListGamesRequest\"g\n" +
 	"\x11ListGamesResponse\x12+\n" +
-	"\x05games\x18\x01 \x03(\v2\x15.mazziere.v1.GameInfoR\x05games\"\xb9\x01\n" +
+	"\x05games\x18\x01 \x03(\v2\x15.mazziere.v1.GameInfoR\x05games\x12%\n" +
+	"\x0eserver_version\x18\x02 \x01(\tR\rserverVersion\"\xb9\x01\n" +
 	"\x12CreateTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x16\n" +
 	"\x06preset\x18\x02 \x01(\tR\x06preset\x12,\n" +
