@@ -2,8 +2,9 @@
 
 ``make test`` generates and builds them first (``make clients``: ``npm ci``, ``buf generate`` with local plugins,
 ``tsc``; the Go plugins built from the versions in clients/go/go.mod). Each client's own test runs as a
-subprocess with the server's address in ``MAZZIERE_TARGET``. The Python client is installed on its own
-(``pip install clients/python``) into a fresh virtual environment, whose interpreter runs its example and a hand.
+subprocess with the server's address in ``MAZZIERE_TARGET`` (the server: ``servers`` in conftest.py). The Python
+client is installed on its own (``pip install clients/python``) into a fresh virtual environment, whose interpreter
+runs its example and a hand; tests/clients/test_packages.py installs it as a release builds it.
 """
 
 from __future__ import annotations
@@ -12,56 +13,17 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import tomllib
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
-import grpc
 import pytest
-
-from tests.service.conftest import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[str, str]]:
-    """`mazziere serve` on free ports: gRPC and the REST gateway (Connect, gRPC-Web), each as "host:port"."""
-    exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
-    port, rest_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "MAZZIERE_HOST": "127.0.0.1",
-        "MAZZIERE_PORT": str(port),
-        "MAZZIERE_METRICS_PORT": "0",
-        "MAZZIERE_REST_HOST": "127.0.0.1",
-        "MAZZIERE_REST_PORT": str(rest_port),
-        "MAZZIERE_SEAL_KEYS": KEYS,
-        "MAZZIERE_LOG_CALLS": "false",
-    }
-    proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=20)
-        yield f"127.0.0.1:{port}", f"127.0.0.1:{rest_port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def target(servers: tuple[str, str]) -> str:
-    """The gRPC server's "host:port"."""
-    return servers[0]
 
 
 def run(command: list[str], cwd: Path, target: str, needs: Path, rest_target: str = "") -> str:
@@ -109,21 +71,17 @@ def client_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
-def test_python_example(target: str, client_python: Path) -> None:
-    example = CLIENTS / "python" / "example.py"
-    output = run([str(client_python), str(example)], ROOT, target, example)
+def check_example(output: str) -> None:
+    """What clients/python/example.py prints: a hand, the table's own move, advice, a refusal."""
     assert "HAND_OVER" in output, output
     assert "played by the table: DEAL" in output and "(auto)" in output, output
     assert "advice for seat" in output and "expected" in output, output
     assert "refused: ABORTED, reason STALE_SEQUENCE" in output, output
 
 
-def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
-    """The helper alone (isolated mode: nothing of the checkout on sys.path): a hand, and refusals raised as
-    MazziereError with their code and reason."""
-    script = CLIENTS / "python" / "tests" / "hand.py"
-    output = run([str(client_python), "-I", str(script)], CLIENTS / "python", target, script)
-    seen = json.loads(output.splitlines()[1])
+def check_hand(output: str) -> dict[str, Any]:
+    """What clients/python/tests/hand.py saw (the JSON line after the command), checked; returned for more."""
+    seen: dict[str, Any] = json.loads(output.splitlines()[1])
     assert seen["server_modules"] == [], output
     assert {"sette_e_mezzo", "saltacavallo", "trentuno"} <= set(seen["games"]), output
     assert seen["created"] == {"seq": 0, "to_act": [1], "keys": [0, 1]}, output
@@ -150,6 +108,23 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
         "is_grpc": True,
     }, output
     assert seen["unreachable"] == {"code": "UNAVAILABLE", "reason": None, "metadata": {}}, output
+    # The server that answered is this checkout's (the same venv as the tests); the client, its own distribution.
+    client = tomllib.loads((CLIENTS / "python" / "pyproject.toml").read_text())["project"]["version"]
+    assert seen["versions"]["server"] == metadata.version("mazziere"), output
+    assert seen["versions"]["client"] == client, output
+    return seen
+
+
+def test_python_example(target: str, client_python: Path) -> None:
+    example = CLIENTS / "python" / "example.py"
+    check_example(run([str(client_python), str(example)], ROOT, target, example))
+
+
+def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
+    """The helper alone (isolated mode: nothing of the checkout on sys.path): a hand, and refusals raised as
+    MazziereError with their code and reason; the server's version and the client's."""
+    script = CLIENTS / "python" / "tests" / "hand.py"
+    check_hand(run([str(client_python), "-I", str(script)], CLIENTS / "python", target, script))
 
 
 def test_go_client(target: str) -> None:

@@ -13,6 +13,8 @@ import sys
 from typing import Any
 
 import grpc
+import mazziere_client
+from google import protobuf
 from mazziere_client import Action, Client, MazziereError, Table
 from mazziere_client.v1 import sette_e_mezzo_pb2
 
@@ -25,6 +27,12 @@ def main() -> int:
     out: dict[str, Any] = {"moves": [], "events": []}
     with Client(os.environ["MAZZIERE_TARGET"]) as client:
         out["games"] = [game.id for game in client.list_games()]
+        out["versions"] = {
+            "server": client.server_version(),
+            "client": mazziere_client.__version__,
+            "grpcio": grpc.__version__,
+            "protobuf": protobuf.__version__,
+        }
         first_bank = sette_e_mezzo_pb2.SETTE_E_MEZZO_FIRST_BANK_SEAT
         options = sette_e_mezzo_pb2.SetteEMezzoRules(first_bank=first_bank, first_bank_seat=1)
         table = client.create("sette_e_mezzo", [("Anna", 100), ("Bruno", 100)], options=options, seed=b"mazziere")

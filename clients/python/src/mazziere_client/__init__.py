@@ -19,9 +19,17 @@ are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grp
 
 from __future__ import annotations
 
+from importlib import metadata
+
 from mazziere_client.client import Client, MazziereError, Table
 from mazziere_client.v1.service_pb2 import ActResponse, AdviseResponse, CreateTableResponse, GetViewResponse
 from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
+
+try:
+    __version__ = metadata.version("mazziere-client")
+    """The installed distribution's version (``Client.server_version()`` asks the server for its own)."""
+except metadata.PackageNotFoundError:  # the package's folder used without its distribution
+    __version__ = "0+unknown"
 
 __all__ = [
     "ActResponse",

@@ -145,8 +145,16 @@ class Client:
 
     def list_games(self) -> list[pb.GameInfo]:
         """Every game the server plays: presets, options and action kinds."""
+        return list(self._list_games().games)
+
+    def server_version(self) -> str:
+        """The server's version, e.g. ``"0.1.0"`` (``ListGamesResponse.server_version``; empty from a server older
+        than that field)."""
+        return self._list_games().server_version
+
+    def _list_games(self) -> svc.ListGamesResponse:
         try:
-            return list(self.stub.ListGames(svc.ListGamesRequest(), timeout=self.timeout).games)
+            return self.stub.ListGames(svc.ListGamesRequest(), timeout=self.timeout)
         except grpc.RpcError as exc:
             raise MazziereError.from_rpc_error(exc) from exc
 
