@@ -1,13 +1,16 @@
-"""The values every game shares: seats, actions, legal actions, events, outcomes, the state header."""
+"""The values every game shares: seats, actions, legal actions, outcomes, the state header (and, from
+:mod:`engine.events`, the events)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mazziere.engine.cards import Card
+from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.values import Value
-from mazziere.engine.visibility import PUBLIC, Audience, TableCard
+
+__all__ = ["Action", "Event", "EventKind", "LegalAction", "Outcome", "Seat", "TableState"]
 
 
 class Seat(Value, frozen=True):
@@ -43,18 +46,6 @@ class LegalAction(Value, frozen=True):
     def example(self, seat: int) -> Action:
         """The action this entry allows, with the smallest amount."""
         return Action(seat, self.kind, self.min_amount, self.target, self.cards)
-
-
-class Event(Value, frozen=True):
-    """Something that happened, with who may see it. Cards inside carry their own audience too."""
-
-    kind: str
-    seat: int | None = None
-    target: int | None = None
-    cards: tuple[TableCard, ...] = ()
-    amount: int = 0
-    points: int = 0
-    seen_by: Audience = PUBLIC
 
 
 class TableState(Value, frozen=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from mazziere.engine.cards import ALL_CARDS, Card
@@ -180,18 +180,13 @@ def redact(value: T, viewer: Viewer) -> T:
     return _redact(value, viewer)  # type: ignore[no-any-return]
 
 
-def redact_events(events: tuple[Any, ...], viewer: Viewer) -> tuple[Any, ...]:
-    """The events ``viewer`` may see, their hidden cards face down (:func:`redact`, compiled for events)."""
-    return _events_redactor()(events, viewer)  # type: ignore[no-any-return]
+def compile_redactor(kind: Any) -> Redactor:
+    """The redactor of values of type ``kind`` (for instance ``tuple[Event, ...]``), compiled from its hints."""
+    return _redactor(kind) or _unchanged
 
 
-@cache
-def _events_redactor() -> Redactor:
-    from mazziere.engine.table import Event  # events are built on audiences and table cards: imported once, late
-
-    redactor = _redactor(tuple[Event, ...])
-    assert redactor is not None
-    return redactor
+def _unchanged(value: Any, viewer: Viewer) -> Any:
+    return value
 
 
 def _redact(value: Any, viewer: Viewer) -> Any:

@@ -21,10 +21,11 @@ from google.protobuf.message_factory import GetMessageClass
 
 from mazziere import engine
 from mazziere.engine import bots
+from mazziere.engine.events import redact_events
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
-from mazziere.engine.visibility import Viewer, redact_events
+from mazziere.engine.visibility import Viewer
 from mazziere.services import protowire
 from mazziere.services.codec import to_plain, to_proto
 from mazziere.services.core import tracing

@@ -38,7 +38,7 @@ from mazziere.engine.bots.stop import tick
 from mazziere.engine.bots.values import APPROXIMATE, EXACT, ActionAdvice, Advice
 from mazziere.engine.cards import Card
 from mazziere.engine.games.sette_e_mezzo.judge import judge
-from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, scoring
+from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, house_stands, scoring
 from mazziere.engine.games.sette_e_mezzo.rules import BurnWhen, MattaRealePays, NaturalRule, SetteEMezzoRules
 from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from mazziere.engine.table import Action, LegalAction
@@ -71,8 +71,6 @@ def memo(fn: F) -> F:
     return functools.wraps(fn)(wrapper)  # type: ignore[return-value]
 
 
-HOUSE_STANDS = 10
-"""The bank draws below 5 (10 halves) and stands on 5 or more."""
 MAX_DRAWS = 15
 """No hand takes more cards than this (each is worth at least ½, and 7½ stops it): with at least this many cards
 left to draw per hand still to play, the stock cannot run out."""
@@ -255,7 +253,7 @@ def _bank_end(t: Table, bank: Hand) -> BankEnd | None:
         return None
     pts, triple = _points(t, bank)
     lone_matta = bank[0] == t.matta and t.rules.house_bank
-    if pts >= SETTE_E_MEZZO or triple or (pts >= HOUSE_STANDS and not lone_matta) or (lone_matta and len(bank) > 1):
+    if pts >= SETTE_E_MEZZO or triple or house_stands(pts, len(bank), lone_matta):
         return end_of(t, bank)
     return None
 

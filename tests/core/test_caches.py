@@ -19,7 +19,6 @@ TYPE_KEYED = {
     "mazziere.engine.wire._body_types",
     "mazziere.engine.wire._body_decoder",
     "mazziere.engine.wire._piles",
-    "mazziere.engine.visibility._events_redactor",
 }
 """Unbounded but keyed by the engine's own types (a fixed few dozen): the codecs' compiled readers and writers."""
 

@@ -189,7 +189,7 @@ def test_servers_and_the_seat_key_scheme(doc: dict[str, Any]) -> None:
         assert "X-Seat-Key" not in {p["name"] for p in op.get("parameters", [])}
 
 
-_TRANSFER = re.compile(r'Transfer\([^()]*,\s*"([^"]+)"\)')
+_TRANSFER = re.compile(r'(?:Transfer|\.pay)\([^()]*,\s*"([^"]+)"\)')
 
 
 def test_transfer_reasons_documented_are_those_the_engine_sends(doc: dict[str, Any]) -> None:

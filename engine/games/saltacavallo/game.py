@@ -6,7 +6,7 @@ Seats are numbered in play order (anticlockwise): seat ``i + 1`` is "the seat on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from mazziere.engine import chance
 from mazziere.engine.cards import ITALIAN_40, Card, Suit
@@ -22,9 +22,10 @@ from mazziere.engine.games.saltacavallo.rules import (
     SaltacavalloRules,
 )
 from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
-from mazziere.engine.ledger import POT, Transfer, settle
-from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
-from mazziere.engine.values import replace
+from mazziere.engine.ledger import POT
+from mazziere.engine.seats import first_dealer, next_in_play, previous_in_play, round_from
+from mazziere.engine.step import Step
+from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
 
 FANTE = 8
@@ -54,32 +55,6 @@ _DRAW_RESERVE = 5
 cannot cover with this reserve, so the stock never runs out in a hand."""
 
 
-def next_living(lives: Sequence[int], seat: int) -> int:
-    """The next seat after ``seat`` in play order that still has a life (``seat`` itself if none)."""
-    n = len(lives)
-    s = seat
-    for _ in range(n):
-        s += 1
-        if s == n:
-            s = 0
-        if lives[s]:
-            return s
-    return seat
-
-
-def previous_living(lives: Sequence[int], seat: int) -> int:
-    """The living seat before ``seat`` in play order (the one who cuts for dealer ``seat``)."""
-    n = len(lives)
-    s = seat
-    for _ in range(n):
-        s -= 1
-        if s < 0:
-            s = n - 1
-        if lives[s]:
-            return s
-    return seat
-
-
 def swap_target(state: SaltacavalloState, seat: int) -> int | None:
     """SC-8/SC-9: the seat ``seat`` may swap with, or ``None``.
 
@@ -87,11 +62,11 @@ def swap_target(state: SaltacavalloState, seat: int) -> int | None:
     the chain may end on the dealer but never passes him. Only face-up cards (public) decide it.
     """
     lives, hand, dealer = state.lives, state.hand, state.dealer
-    t = seat
+    t: int | None = seat
     for _ in range(len(lives)):  # the chain ends on the dealer within one round of the table
-        t = next_living(lives, t)
-        held = hand[t]
-        if t == seat or held is None or held.card is None:
+        t = next_in_play(lives, t)  # type: ignore[arg-type]
+        held = None if t is None else hand[t]
+        if t is None or t == seat or held is None or held.card is None:
             raise _bad("state.hand", f"no other living seat holding a card after seat {seat}")
         if not held.seen_by.everyone:
             return t
@@ -103,9 +78,11 @@ def swap_target(state: SaltacavalloState, seat: int) -> int | None:
 
 def _next_turn(lives: Sequence[int], hand: Sequence[TableCard | None], dealer: int, after: int) -> int:
     """SC-7: the next seat after ``after`` (before the dealer) holding a face-down card, or -1."""
-    t = after
+    t: int | None = after
     for _ in range(len(lives)):  # the dealer comes round within one round of the table
-        t = next_living(lives, t)
+        t = next_in_play(lives, t)  # type: ignore[arg-type]
+        if t is None:
+            break
         if t == dealer:
             return -1
         held = hand[t]
@@ -114,18 +91,11 @@ def _next_turn(lives: Sequence[int], hand: Sequence[TableCard | None], dealer: i
     raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
 
 
-def _round(lives: Sequence[int], dealer: int) -> list[int]:
+def _round(lives: Sequence[int], dealer: int) -> tuple[int, ...]:
     """The living seats in play order from the one after ``dealer``, the dealer last."""
     if not 0 <= dealer < len(lives) or not lives[dealer]:
         raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
-    order: list[int] = []
-    s = dealer
-    for _ in range(len(lives)):
-        s = next_living(lives, s)
-        order.append(s)
-        if s == dealer:
-            return order
-    raise _bad("state.dealer", f"seat {dealer} deals but is not a living seat")
+    return round_from(lives, dealer)
 
 
 def _bad(path: str, what: str) -> Rejected:
@@ -133,15 +103,16 @@ def _bad(path: str, what: str) -> Rejected:
     return Rejected(Reason.INVALID_STATE, f"{path}: {what}")
 
 
-def _split(pot: int, seats: Sequence[int], dealer: int, n: int, transfers: list[Transfer], events: list[Event]) -> None:
-    """Share ``pot`` equally; the odd chips go one each to the sharers in play order after ``dealer``."""
-    order = sorted(seats, key=lambda s: (s - dealer - 1) % n)
-    share, odd = divmod(pot, len(order))
+def _split(step: Step[SaltacavalloState], seats: Sequence[int]) -> None:
+    """Share the pot equally; the odd chips go one each to the sharers in play order after the dealer."""
+    state = step.state
+    order = [s for s in round_from((True,) * state.seat_count, state.dealer) if s in seats]
+    share, odd = divmod(step.pot, len(order))
     for i, s in enumerate(order):
         amount = share + (1 if i < odd else 0)
         if amount:
-            transfers.append(Transfer(POT, s, amount, "pot share"))
-        events.append(Event("POT_SHARE", seat=s, amount=amount))
+            step.pay(POT, s, amount, "pot share")
+        step.event(EventKind.POT_SHARE, seat=s, amount=amount)
 
 
 class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
@@ -173,7 +144,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             )
         events: list[Event] = []
         dealer, draws = _choose_dealer(rules, n, seed, events)
-        events.append(Event("FIRST_DEALER", seat=dealer))
+        events.append(Event(EventKind.FIRST_DEALER, seat=dealer))
         state = SaltacavalloState(
             game=self.id,
             table_id=table_id,
@@ -238,17 +209,17 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
 
     def play(self, state: SaltacavalloState, action: Action) -> Outcome:
         kind = action.kind
+        step = Step(state)
         if kind == KEEP:
-            if state.phase is Phase.DEALER:
-                return _finish_hand(state, state.hand, state.stock, [Event(KEEP, seat=action.seat)], {})
-            return _after_turn(state, state.hand, [Event(KEEP, seat=action.seat)])
+            step.event(EventKind.KEEP, seat=action.seat)
+            return _finish_hand(step) if state.phase is Phase.DEALER else _after_turn(step)
         if kind == SWAP:
-            return _swap(state, action.seat, action.target)  # type: ignore[arg-type]
+            return _swap(step, action.seat, action.target)  # type: ignore[arg-type]
         if kind == DEAL:
-            return _deal(state)
+            return _deal(step)
         if kind == DRAW:
-            return _draw(state)
-        return _revive(state, action.seat, action.target)  # type: ignore[arg-type]
+            return _draw(step)
+        return _revive(step, action.seat, action.target)  # type: ignore[arg-type]
 
     def view(self, state: SaltacavalloState, viewer: Viewer) -> SaltacavalloView:
         lives = state.lives
@@ -277,19 +248,17 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
 def _choose_dealer(rules: SaltacavalloRules, n: int, seed: bytes, events: list[Event]) -> tuple[int, int]:
     """SC-4: the first dealer and the draw counter after choosing him."""
     method = rules.first_dealer
-    if method is FirstDealer.SEAT:
-        return rules.first_dealer_seat, 0
-    if method is FirstDealer.RANDOM:
-        return chance.randbelow(n, seed, 0), 1
+    if method in (FirstDealer.SEAT, FirstDealer.RANDOM):
+        return first_dealer(n, seed, rules.first_dealer_seat if method is FirstDealer.SEAT else None)
     # A random seat deals the pack face up, anticlockwise from the seat after him, until the card appears.
     chooser = chance.randbelow(n, seed, 0)
     pack = chance.shuffled(ITALIAN_40, seed, 1)
-    events.append(Event("CHOOSE_DEALER", seat=chooser))
+    events.append(Event(EventKind.CHOOSE_DEALER, seat=chooser))
     seat = chooser
     denari = 0
     for card in pack:
         seat = seat + 1 if seat + 1 < n else 0
-        events.append(Event("CHOOSE_CARD", seat=seat, cards=(_FACE_UP[card],)))
+        events.append(Event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
         if method is FirstDealer.SECOND_DENARI:
             if card.suit is Suit.DENARI:
                 denari += 1
@@ -307,62 +276,66 @@ def _givers(state: SaltacavalloState) -> list[int]:
     return [s for s in range(len(lives)) if lives[s] and s != exempt and s not in revived]
 
 
-def _deal(state: SaltacavalloState) -> Outcome:
+def _deal(step: Step[SaltacavalloState]) -> Outcome:
     """SC-5/SC-6: shuffle (per ``reshuffle``), cut, one card each from the seat after the dealer, dealer last."""
+    state = step.state
     rules, lives, dealer = state.rules, state.lives, state.dealer
-    n = len(lives)
     order = _round(lives, dealer)
-    events: list[Event] = []
     stock = state.stock
     draws = state.draws
     if rules.reshuffle is Reshuffle.EVERY_HAND or len(stock) < len(order) + _DRAW_RESERVE:
         stock = chance.shuffled(ITALIAN_40, state.seed, draws)
         draws += 1
-        events.append(Event("SHUFFLE", seat=dealer))
-        events.append(Event("CUT", seat=previous_living(lives, dealer), target=dealer))
-    hand: list[TableCard | None] = [None] * n
+        step.event(EventKind.SHUFFLE, seat=dealer)
+        cutter = previous_in_play(lives, dealer)
+        step.event(EventKind.CUT, seat=dealer if cutter is None else cutter, target=dealer)
+    hand: list[TableCard | None] = [None] * len(lives)
     for i, s in enumerate(order):
         card = stock[i]
         held = _FACE_UP[card] if card.rank >= CAVALLO else TableCard(card, _OWN[s])
         hand[s] = held
-        events.append(Event("CARD_DEALT", seat=s, cards=(held,)))
-    stock = stock[len(order) :]
+        step.event(EventKind.CARD_DEALT, seat=s, cards=(held,))
+    step.change(
+        hand=tuple(hand),
+        stock=stock[len(order) :],
+        draws=draws,
+        discards=(),
+        hands=state.hands + 1,
+        losers=(),
+        revived=(),
+    )
     turn = _next_turn(lives, hand, dealer, dealer)
-    fresh: dict[str, Any] = {"draws": draws, "discards": (), "hands": state.hands + 1, "losers": (), "revived": ()}
     if turn >= 0:
-        state = replace(state, hand=tuple(hand), stock=stock, turn=turn, phase=Phase.PLAY, **fresh)
-        return Outcome(state, tuple(events))
-    return _dealers_turn(state, hand, stock, events, fresh)
+        return step.outcome(turn=turn, phase=Phase.PLAY)
+    return _dealers_turn(step)
 
 
-def _swap(state: SaltacavalloState, seat: int, target: int) -> Outcome:
+def _swap(step: Step[SaltacavalloState], seat: int, target: int) -> Outcome:
     """SC-7: the two cards change places face down; each side sees both."""
-    hand = list(state.hand)
+    hand = list(step.state.hand)
     given, taken = hand[seat], hand[target]
     assert given is not None and taken is not None
     both = _PAIR[seat][target]
     given = TableCard(given.card, Audience(seats=given.seen_by.seats | both.seats))
     taken = TableCard(taken.card, Audience(seats=taken.seen_by.seats | both.seats))
     hand[seat], hand[target] = taken, given
-    return _after_turn(state, hand, [Event(SWAP, seat=seat, target=target, cards=(given, taken))])
+    step.event(EventKind.SWAP, seat=seat, target=target, cards=(given, taken))
+    step.change(hand=tuple(hand))
+    return _after_turn(step)
 
 
-def _after_turn(state: SaltacavalloState, hand: Sequence[TableCard | None], events: list[Event]) -> Outcome:
-    turn = _next_turn(state.lives, hand, state.dealer, state.turn)
+def _after_turn(step: Step[SaltacavalloState]) -> Outcome:
+    state = step.state
+    turn = _next_turn(state.lives, state.hand, state.dealer, state.turn)
     if turn >= 0:
-        return Outcome(replace(state, hand=tuple(hand), turn=turn), tuple(events))
-    return _dealers_turn(state, hand, state.stock, events, {})
+        return step.outcome(turn=turn)
+    return _dealers_turn(step)
 
 
-def _dealers_turn(
-    state: SaltacavalloState,
-    hand: Sequence[TableCard | None],
-    stock: tuple[Card, ...],
-    events: list[Event],
-    changes: dict[str, Any],
-) -> Outcome:
+def _dealers_turn(step: Step[SaltacavalloState]) -> Outcome:
     """SC-10: every card is turned face up; a dealer without a cavallo or re then keeps or draws."""
-    revealed: list[TableCard | None] = list(hand)
+    state = step.state
+    revealed = list(state.hand)
     for s in _round(state.lives, state.dealer):
         held = revealed[s]
         if held is None or held.card is None:
@@ -370,22 +343,21 @@ def _dealers_turn(
         if not held.seen_by.everyone:
             up = _FACE_UP[held.card]
             revealed[s] = up
-            events.append(Event("REVEAL", seat=s, cards=(up,)))
-    dealer = state.dealer
-    own = revealed[dealer]
+            step.event(EventKind.REVEAL, seat=s, cards=(up,))
+    step.change(hand=tuple(revealed))
+    own = revealed[state.dealer]
     assert own is not None and own.card is not None
     if own.card.rank <= FANTE:
-        state = replace(state, hand=tuple(revealed), stock=stock, turn=-1, phase=Phase.DEALER, **changes)
-        return Outcome(state, tuple(events))
-    return _finish_hand(state, revealed, stock, events, changes)
+        return step.outcome(turn=-1, phase=Phase.DEALER)
+    return _finish_hand(step)
 
 
-def _draw(state: SaltacavalloState) -> Outcome:
+def _draw(step: Step[SaltacavalloState]) -> Outcome:
     """SC-10: the dealer replaces his card with the top of the stock, with the Cucù options."""
+    state = step.state
     rules, dealer, stock = state.rules, state.dealer, state.stock
     own = state.hand[dealer]
     assert own is not None
-    events: list[Event] = []
     held = own
     discards: list[TableCard] = []
     i = 0
@@ -393,106 +365,85 @@ def _draw(state: SaltacavalloState) -> Outcome:
         card = stock[i]
         i += 1
         drawn = _FACE_UP[card]
-        events.append(Event(DRAW, seat=dealer, cards=(drawn,)))
+        step.event(EventKind.DRAW, seat=dealer, cards=(drawn,))
         if card.rank == CAVALLO and rules.drawn_horse_draws_again and i < len(stock):
-            events.append(Event("DRAW_AGAIN", seat=dealer, cards=(drawn,)))
+            step.event(EventKind.DRAW_AGAIN, seat=dealer, cards=(drawn,))
             discards.append(drawn)
             continue
         if card.rank == RE and rules.drawn_king_keeps_own:
-            events.append(Event("DRAW_VOID", seat=dealer, cards=(drawn,)))
+            step.event(EventKind.DRAW_VOID, seat=dealer, cards=(drawn,))
             discards.append(drawn)
         else:
             discards.append(own)
             held = drawn
         break
-    hand = list(state.hand)
-    hand[dealer] = held
-    return _finish_hand(state, hand, stock[i:], events, {"discards": tuple(discards)})
+    hand = (*state.hand[:dealer], held, *state.hand[dealer + 1 :])
+    step.change(hand=hand, stock=stock[i:], discards=tuple(discards))
+    return _finish_hand(step)
 
 
-def _finish_hand(
-    state: SaltacavalloState,
-    hand: Sequence[TableCard | None],
-    stock: tuple[Card, ...],
-    events: list[Event],
-    changes: dict[str, Any],
-) -> Outcome:
+def _finish_hand(step: Step[SaltacavalloState]) -> Outcome:
     """SC-11/SC-12/SC-14/SC-15: the lowest rank loses a life; the deal passes on, or the game ends."""
-    rules, dealer = state.rules, state.dealer
+    state = step.state
+    rules, dealer, hand = state.rules, state.dealer, state.hand
     lives = list(state.lives)
-    n = len(lives)
-    living = [s for s in range(n) if lives[s]]
+    living = [s for s in range(len(lives)) if lives[s]]
     ranks = {s: hand[s].card.rank for s in living}  # type: ignore[union-attr]
     low = min(ranks.values())
     losers = [s for s in living if ranks[s] == low]
-    hand_t = tuple(hand)
     if len(losers) == len(living) and rules.all_dead_hand is AllDeadHand.REPLAY and all(lives[s] == 1 for s in losers):
-        events.append(Event("REPLAY", seat=dealer, points=low))
-        events.append(Event("HAND_OVER", seat=dealer, points=low))
-        changes.update(hand=hand_t, stock=stock, turn=-1, phase=Phase.DEAL, losers=())
-        return Outcome(replace(state, **changes), tuple(events))
-    transfers: list[Transfer] = []
+        step.event(EventKind.REPLAY, seat=dealer, points=low)
+        step.event(EventKind.HAND_OVER, seat=dealer, points=low)
+        return step.outcome(turn=-1, phase=Phase.DEAL, losers=())
     coin = rules.coin
     for s in losers:
         lives[s] -= 1
-        transfers.append(Transfer(s, POT, coin, "life"))
-        events.append(Event("LIFE_LOST", seat=s, amount=coin, points=low))
+        step.pay(s, POT, coin, "life")
+        step.event(EventKind.LIFE_LOST, seat=s, amount=coin, points=low)
         if not lives[s]:
-            events.append(Event("DEAD", seat=s))
-    events.append(Event("HAND_OVER", seat=dealer, points=low))
-    chips, pot = settle(state.chips, state.pot, transfers)
+            step.event(EventKind.DEAD, seat=s)
+    step.event(EventKind.HAND_OVER, seat=dealer, points=low)
     alive = [s for s in living if lives[s]]
     winners: tuple[int, ...] = ()
-    phase = Phase.DEAL
-    next_dealer = dealer
+    next_dealer: int | None = dealer
     if not alive:  # SC-12 SPLIT_POT: they all die together and share the pot
         winners = tuple(losers)
     elif len(alive) == 1 or (len(alive) == 2 and rules.end_at_two_split):
         winners = tuple(alive)
     else:
-        next_dealer = next_living(lives, dealer)
-        events.append(Event("NEXT_DEALER", seat=next_dealer))
+        next_dealer = next_in_play(lives, dealer)
+        step.event(EventKind.NEXT_DEALER, seat=next_dealer)
     if winners:
-        phase = Phase.OVER
-        end: list[Transfer] = []
+        pot = step.pot
         if len(winners) == 1:
-            end.append(Transfer(POT, winners[0], pot, "pot"))
-            events.append(Event("POT_WON", seat=winners[0], amount=pot))
+            step.pay(POT, winners[0], pot, "pot")
+            step.event(EventKind.POT_WON, seat=winners[0], amount=pot)
         else:
-            _split(pot, winners, dealer, n, end, events)
-        events.append(Event("GAME_OVER", seat=winners[0] if len(winners) == 1 else None, amount=pot))
-        chips, pot = settle(chips, pot, end)
-        transfers += end
-    changes.update(
-        hand=hand_t,
-        stock=stock,
+            _split(step, winners)
+        step.event(EventKind.GAME_OVER, seat=winners[0] if len(winners) == 1 else None, amount=pot)
+    return step.outcome(
         turn=-1,
-        phase=phase,
+        phase=Phase.OVER if winners else Phase.DEAL,
         lives=tuple(lives),
-        chips=chips,
-        pot=pot,
         dealer=next_dealer,
         losers=tuple(losers),
         winners=winners,
     )
-    state = replace(state, **changes)
-    return Outcome(state, tuple(events), tuple(transfers))
 
 
-def _revive(state: SaltacavalloState, dead: int, giver: int) -> Outcome:
+def _revive(step: Step[SaltacavalloState], dead: int, giver: int) -> Outcome:
     """SC-13: the giver hands one life (and its coin) to the dead seat; the giver may die."""
+    state = step.state
     lives = list(state.lives)
     lives[dead] += 1
     lives[giver] -= 1
     coin = state.rules.coin
-    transfers = (Transfer(giver, dead, coin, "revival"),)
-    events = [Event(REVIVE, seat=dead, target=giver, amount=coin)]
+    step.pay(giver, dead, coin, "revival")
+    step.event(EventKind.REVIVE, seat=dead, target=giver, amount=coin)
     dealer = state.dealer
     if not lives[giver]:
-        events.append(Event("DEAD", seat=giver))
+        step.event(EventKind.DEAD, seat=giver)
         if giver == dealer:
-            dealer = next_living(lives, giver)
-            events.append(Event("NEXT_DEALER", seat=dealer))
-    chips, pot = settle(state.chips, state.pot, transfers)
-    state = replace(state, lives=tuple(lives), chips=chips, pot=pot, dealer=dealer, revived=(*state.revived, dead))
-    return Outcome(state, tuple(events), transfers)
+            dealer = next_in_play(lives, giver)  # type: ignore[assignment]  # the revived seat lives
+            step.event(EventKind.NEXT_DEALER, seat=dealer)
+    return step.outcome(lives=tuple(lives), dealer=dealer, revived=(*state.revived, dead))

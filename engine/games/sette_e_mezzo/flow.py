@@ -1,7 +1,8 @@
-"""The mechanics of a hand: a mutable scratch copy of the state that one action works on, then freezes.
+"""The mechanics of a hand: the :class:`~engine.step.Step` one action of Sette e mezzo is played on.
 
-Nothing here is visible outside the package: :class:`Hand` is built from a state at the start of
-:meth:`SetteEMezzo.play` and frozen back into a new state at its end, so states stay immutable.
+A bank's turn runs through many small steps (cards drawn, shown, settled, the bank passed), so :class:`Hand`
+keeps the fields they change as working values and hands them to :meth:`~engine.step.Step.outcome` once, at
+the end of :meth:`SetteEMezzo.play`; the state itself never changes.
 """
 
 from __future__ import annotations
@@ -9,31 +10,31 @@ from __future__ import annotations
 from mazziere.engine import chance
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import EventKind
 from mazziere.engine.games.sette_e_mezzo.judge import DOUBLE, judge
-from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, is_reale, scoring
+from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, house_stands, is_reale, scoring
 from mazziere.engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
 from mazziere.engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
-from mazziere.engine.ledger import Transfer, settle
-from mazziere.engine.table import Event, Outcome
+from mazziere.engine.seats import next_in_play, others_after, round_from
+from mazziere.engine.step import Step
+from mazziere.engine.table import Outcome
 from mazziere.engine.visibility import NOBODY, PUBLIC, TableCard, only
 
-HOUSE_STANDS = 10
-"""CASINO: the house draws below 5 and stands on 5 or more."""
 _IN = (Status.STOOD, Status.SETTE_E_MEZZO)
 _ONLY = tuple(only(s) for s in range(MAX_SEATS))
 """One audience object per seat, built once (the hot path deals many face-down cards)."""
 
 
-class Hand:
-    """A working copy of a state for one action."""
+class Hand(Step[SetteEMezzoState]):
+    """One action's working values of a state."""
 
     __slots__ = (
-        "bank", "bank_points", "discards", "draws", "events", "exhausted", "fresh", "hand_number", "hands",
-        "matta_shown", "phase", "results", "rules", "sc", "state", "stock", "transfers", "turn",
+        "bank", "bank_points", "discards", "draws", "exhausted", "fresh", "hand_number", "hands", "matta_shown",
+        "phase", "results", "rules", "sc", "stock", "turn",
     )  # fmt: skip
 
     def __init__(self, state: SetteEMezzoState) -> None:
-        self.state = state
+        super().__init__(state)
         self.rules = state.rules
         self.sc: Scoring = scoring(state.rules)
         self.hands = list(state.hands)
@@ -49,19 +50,24 @@ class Hand:
         self.hand_number = state.hand_number
         self.results = state.results
         self.bank_points = state.bank_points
-        self.events: list[Event] = []
-        self.transfers: list[Transfer] = []
 
     def freeze(self) -> Outcome:
         """The new state (``Game.apply`` numbers it), the events and the transfers of this action."""
-        s = self.state
-        chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
-        new = SetteEMezzoState(
-            s.game, s.table_id, s.rules, s.names, chips, pot, s.seed, self.draws, s.seq,
-            self.phase, self.bank, self.turn, tuple(self.hands), self.stock, self.discards, self.fresh,
-            self.exhausted, self.matta_shown, self.hand_number, self.results, self.bank_points,
-        )  # fmt: skip
-        return Outcome(new, tuple(self.events), tuple(self.transfers))
+        return self.outcome(
+            draws=self.draws,
+            phase=self.phase,
+            bank=self.bank,
+            turn=self.turn,
+            hands=tuple(self.hands),
+            stock=self.stock,
+            discards=self.discards,
+            fresh=self.fresh,
+            exhausted=self.exhausted,
+            matta_shown=self.matta_shown,
+            hand_number=self.hand_number,
+            results=self.results,
+            bank_points=self.bank_points,
+        )
 
     # -- cards -------------------------------------------------------------------------------------
 
@@ -71,11 +77,11 @@ class Hand:
     def draw(self) -> Card:
         """The top card of the stock; SM-18: an empty stock is refilled from the shuffled discards."""
         if not self.stock:
-            self.stock = chance.shuffled([tc.card for tc in self.discards if tc.card], self.state.seed, self.draws)
+            self.stock = chance.shuffled([tc.card for tc in self.discards if tc.card], self.start.seed, self.draws)
             self.draws += 1
             self.discards = ()
             self.exhausted = True
-            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+            self.event(EventKind.SHUFFLED, amount=len(self.stock))
         card = self.stock[0]
         self.stock = self.stock[1:]
         return card
@@ -100,7 +106,7 @@ class Hand:
                     self.matta_shown = True
                 cards = (*h.cards[:i], shown, *h.cards[i + 1 :])
                 self.hands[seat] = SeatHand(cards, h.stake, h.status, h.points, h.burned)
-                self.events.append(Event("REVEALED", seat=seat, cards=(shown,), points=self.public_points(seat)))
+                self.event(EventKind.REVEALED, seat=seat, cards=(shown,), points=self.public_points(seat))
                 return
 
     def public_points(self, seat: int) -> int:
@@ -123,32 +129,27 @@ class Hand:
         if h.points == SETTE_E_MEZZO or self.sc.is_triple(self.raw(seat)):
             self.set_status(seat, Status.SETTE_E_MEZZO)
             self.reveal(seat)
-            self.events.append(Event("SETTE_E_MEZZO", seat=seat, points=h.points))
+            self.event(EventKind.SETTE_E_MEZZO, seat=seat, points=h.points)
             self.next_player(seat)
         elif h.points > SETTE_E_MEZZO:
             self.set_status(seat, Status.BUST)
-            self.transfers.append(Transfer(seat, self.bank, h.stake, "bust"))
+            self.pay(seat, self.bank, h.stake, "bust")
             if self.rules.reveal_hidden_on_bust:
                 self.reveal(seat)
-            self.events.append(
-                Event("BUST", seat=seat, target=self.bank, amount=h.stake, points=self.public_points(seat))
-            )
+            self.event(EventKind.BUST, seat=seat, target=self.bank, amount=h.stake, points=self.public_points(seat))
             self.next_player(seat)
 
     def next_player(self, seat: int) -> None:
         """The next seat dealt in after ``seat``, or the bank's turn."""
-        n, b = len(self.hands), self.bank
-        s = seat
-        for _ in range(n):  # at most once round the table: a bank that is no seat must not spin
-            s = s + 1 if s + 1 < n else 0
-            if s == b:
-                self.bank_turn()
-                return
-            if self.hands[s].status is Status.WAITING:
-                self.phase = Phase.STAKE
-                self.turn = s
-                return
-        raise Rejected(Reason.INVALID_STATE, f"state.bank: {b} is not a seat of this {n}-seat table")
+        b = self.bank
+        s = next_in_play([s == b or h.status is Status.WAITING for s, h in enumerate(self.hands)], seat)
+        if s is None:  # no bank among the seats: a state no legal play makes
+            raise Rejected(Reason.INVALID_STATE, f"state.bank: {b} is not a seat of this {len(self.hands)}-seat table")
+        if s == b:
+            self.bank_turn()
+        else:
+            self.phase = Phase.STAKE
+            self.turn = s
 
     # -- the bank's turn ---------------------------------------------------------------------------
 
@@ -166,43 +167,42 @@ class Hand:
             self.house_play()
 
     def house_play(self) -> None:
-        """CASINO: the house draws below 5, stands on 5; on a first-card matta it takes exactly one card."""
+        """CASINO: the house plays by :func:`~.points.house_stands` while it can draw."""
         b = self.bank
         lone_matta = self.hands[b].cards[0].card == self.sc.matta
         while self.phase is Phase.BANK:
-            if not self.can_draw() or (self.hands[b].points >= HOUSE_STANDS and not lone_matta):
+            h = self.hands[b]
+            if not self.can_draw() or house_stands(h.points, len(h.cards), lone_matta):
                 self.bank_stands()
                 return
             self.bank_hit()
-            if lone_matta and self.phase is Phase.BANK:
-                self.bank_stands()
 
     def bank_hit(self) -> None:
         b = self.bank
         tc = self.give(b, self.draw(), hidden=False)
-        self.events.append(Event("HIT", seat=b, cards=(tc,), points=self.hands[b].points))
+        self.event(EventKind.HIT, seat=b, cards=(tc,), points=self.hands[b].points)
         pts = self.hands[b].points
         if pts == SETTE_E_MEZZO or self.sc.is_triple(self.raw(b)):
             self.set_status(b, Status.SETTE_E_MEZZO)
-            self.events.append(Event("SETTE_E_MEZZO", seat=b, points=pts))
+            self.event(EventKind.SETTE_E_MEZZO, seat=b, points=pts)
             self.end_hand(played=True)
         elif pts > SETTE_E_MEZZO:
             self.set_status(b, Status.BUST)
-            self.events.append(Event("BUST", seat=b, points=pts))
+            self.event(EventKind.BUST, seat=b, points=pts)
             self.end_hand(played=True)
 
     def bank_stands(self) -> None:
         b = self.bank
         self.set_status(b, Status.STOOD)
-        self.events.append(Event("STOOD", seat=b, points=self.hands[b].points))
+        self.event(EventKind.STOOD, seat=b, points=self.hands[b].points)
         self.end_hand(played=True)
 
     # -- the end of a hand -------------------------------------------------------------------------
 
     def end_hand(self, played: bool) -> None:
         """Settle (SM-13..15, SM-19), pass the bank (SM-16, 17, 23), plan the next shuffle (SM-18)."""
-        rules, b, n = self.rules, self.bank, len(self.hands)
-        chips = list(self.state.chips)
+        rules, b = self.rules, self.bank
+        chips = list(self.start.chips)
         for t in self.transfers:  # the busts of this action
             chips[t.payer] -= t.amount
             chips[t.payee] += t.amount
@@ -211,8 +211,7 @@ class Hand:
         bank_bust = self.hands[b].status is Status.BUST
         results: list[SeatResult] = []
         paid_double: list[int] = []
-        for i in range(1, n):
-            s = (b + i) % n
+        for s in others_after([h.status is Status.BUST or h.status in _IN for h in self.hands], b):
             h = self.hands[s]
             if h.status is Status.BUST:
                 results.append(SeatResult(s, Result.BUST, -h.stake, self.public_points(s) or None, False))
@@ -224,18 +223,18 @@ class Hand:
             amount = h.stake * abs(halves) // 2
             reale = is_reale(cards, h.points) or self.sc.is_triple(cards)
             if halves > 0:
-                self.transfers.append(Transfer(b, s, amount, "win"))
-                self.events.append(Event("PAID", seat=s, target=b, amount=amount, points=h.points))
+                self.pay(b, s, amount, "win")
+                self.event(EventKind.PAID, seat=s, target=b, amount=amount, points=h.points)
                 result = Result.WON
                 if halves >= DOUBLE and reale:
                     paid_double.append(s)
             elif halves < 0:
                 amount = min(amount, chips[s])  # a player never pays more than he has (gap)
-                self.transfers.append(Transfer(s, b, amount, "loss"))
-                self.events.append(Event("COLLECTED", seat=s, target=b, amount=amount, points=h.points))
+                self.pay(s, b, amount, "loss")
+                self.event(EventKind.COLLECTED, seat=s, target=b, amount=amount, points=h.points)
                 result, amount = Result.LOST, -amount
             else:
-                self.events.append(Event("PUSH", seat=s, target=b, points=h.points))
+                self.event(EventKind.PUSH, seat=s, target=b, points=h.points)
                 result = Result.PUSH
             chips[s] += amount
             chips[b] -= amount
@@ -247,11 +246,11 @@ class Hand:
             paid_double,
             played and not bank_bust and (is_reale(bank_hand, b_pts) or self.sc.is_triple(bank_hand)),
         )
-        self.events.append(Event("HAND_OVER", seat=b, amount=self.hand_number))
+        self.event(EventKind.HAND_OVER, seat=b, amount=self.hand_number)
         if not any(c >= rules.min_stake for s, c in enumerate(chips) if s != self.bank):
             self.phase = Phase.OVER
             self.turn = -1
-            self.events.append(Event("GAME_OVER"))
+            self.event(EventKind.GAME_OVER)
         else:
             self.phase = Phase.WAIT_DEAL
             self.turn = self.bank
@@ -277,38 +276,33 @@ class Hand:
         elif rules.bank_passes_when is BankPasses.EVERY_HAND or exhausted:
             self.bank = self.next_bank(chips)
         if self.bank != old:
-            self.events.append(Event("BANK_PASSED", seat=old, target=self.bank))
+            self.event(EventKind.BANK_PASSED, seat=old, target=self.bank)
 
     def next_bank(self, chips: list[int]) -> int:
         """The next seat in play order with at least ``min_stake`` chips (gap); the bank stays if none."""
-        n = len(self.hands)
-        for i in range(1, n):
-            s = (self.bank + i) % n
-            if chips[s] >= self.rules.min_stake:
-                return s
-        return self.bank
+        s = next_in_play([c >= self.rules.min_stake for c in chips], self.bank)
+        return self.bank if s is None else s
 
     # -- the deal ----------------------------------------------------------------------------------
 
     def deal(self) -> None:
         """SM-7: the cards of the last hand go to the discards; one face-down card each, bank last."""
         rules, b, n = self.rules, self.bank, len(self.hands)
-        chips = self.state.chips
+        chips = self.start.chips
         old = [TableCard(tc.card, NOBODY) for h in self.hands for tc in (*h.cards, *h.burned)]
         discards = (*self.discards, *old)
-        seats = [s for i in range(1, n) if chips[s := (b + i) % n] >= rules.min_stake]
-        seats.append(b)
+        seats = round_from([c >= rules.min_stake for c in chips], b)
         if self.fresh:
-            self.stock = chance.shuffled(self.sc.pack, self.state.seed, self.draws)
+            self.stock = chance.shuffled(self.sc.pack, self.start.seed, self.draws)
             self.draws += 1
             discards = ()
-            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+            self.event(EventKind.SHUFFLED, amount=len(self.stock))
         elif len(self.stock) < len(seats):
             pool = [*self.stock, *(tc.card for tc in discards if tc.card)]
-            self.stock = chance.shuffled(pool, self.state.seed, self.draws)
+            self.stock = chance.shuffled(pool, self.start.seed, self.draws)
             self.draws += 1
             discards = ()
-            self.events.append(Event("SHUFFLED", amount=len(self.stock)))
+            self.event(EventKind.SHUFFLED, amount=len(self.stock))
         self.discards = discards
         self.fresh = self.exhausted = self.matta_shown = False
         self.hands = [SeatHand() for _ in range(n)]
@@ -319,6 +313,6 @@ class Hand:
         for s in seats:
             self.hands[s] = SeatHand(status=Status.WAITING)
             tc = self.give(s, self.draw(), hidden=not (up and s == b))
-            self.events.append(Event("DEALT", seat=s, cards=(tc,)))
+            self.event(EventKind.DEALT, seat=s, cards=(tc,))
         self.phase = Phase.STAKE
         self.turn = seats[0]

@@ -21,7 +21,8 @@ from mazziere.engine.games.sette_e_mezzo.state import (
     SetteEMezzoView,
     Status,
 )
-from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
+from mazziere.engine.seats import first_dealer
+from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, face_up
 
 DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN = "DEAL", "STAKE", "HIT", "HIT_HIDDEN", "STAND", "BURN"
@@ -49,26 +50,41 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
                 f"sette e mezzo under these rules seats {rules.min_seats}..{rules.max_seats}, bank included; got {n}",
             )
         events: list[Event] = []
-        draws = 0
-        if rules.first_bank is FirstBank.SEAT:
-            if rules.first_bank_seat >= n:
-                raise Rejected(Reason.INVALID_OPTION, f"first_bank_seat {rules.first_bank_seat} is not at this table")
-            bank = rules.first_bank_seat
-        elif rules.first_bank is FirstBank.RANDOM:
-            bank = chance.randbelow(n, seed, draws)
-            draws += 1
-        else:
+        if rules.first_bank is FirstBank.HIGHEST_CARD:
             bank, draws = _highest_card(rules, n, seed, events)
-        events.append(Event("FIRST_BANK", seat=bank))
+        else:
+            fixed = rules.first_bank_seat if rules.first_bank is FirstBank.SEAT else None
+            if fixed is not None and fixed >= n:
+                raise Rejected(Reason.INVALID_OPTION, f"first_bank_seat {fixed} is not at this table")
+            bank, draws = first_dealer(n, seed, fixed)
+        events.append(Event(EventKind.FIRST_BANK, seat=bank))
         chips = tuple(s.chips for s in seats)
         over = not any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
         state = SetteEMezzoState(
-            self.id, table_id, rules, tuple(s.name for s in seats), chips, 0, seed, draws, 0,
-            Phase.OVER if over else Phase.WAIT_DEAL, bank, -1 if over else bank, tuple(SeatHand() for _ in seats),
-            (), (), True, False, False, 0, (), None,
-        )  # fmt: skip
+            game=self.id,
+            table_id=table_id,
+            rules=rules,
+            names=tuple(s.name for s in seats),
+            chips=chips,
+            pot=0,
+            seed=seed,
+            draws=draws,
+            seq=0,
+            phase=Phase.OVER if over else Phase.WAIT_DEAL,
+            bank=bank,
+            turn=-1 if over else bank,
+            hands=tuple(SeatHand() for _ in seats),
+            stock=(),
+            discards=(),
+            fresh=True,
+            exhausted=False,
+            matta_shown=False,
+            hand_number=0,
+            results=(),
+            bank_points=None,
+        )
         if over:
-            events.append(Event("GAME_OVER"))
+            events.append(Event(EventKind.GAME_OVER))
         return Outcome(state, tuple(events))
 
     # -- what a seat may do ------------------------------------------------------------------------
@@ -113,16 +129,16 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             if kind == HIT_HIDDEN:  # SM-9 option: the hidden card goes up, the new one down
                 w.reveal(seat)
             tc = w.give(seat, w.draw(), hidden=kind == HIT_HIDDEN)
-            w.events.append(Event(kind, seat=seat, cards=(tc,), amount=action.amount))
+            w.event(EventKind[kind], seat=seat, cards=(tc,), amount=action.amount)
             w.after_card(seat)
         elif kind == STAND:
             _raise(w, seat, action.amount)
             w.set_status(seat, Status.STOOD)
-            w.events.append(Event("STOOD", seat=seat, amount=action.amount))
+            w.event(EventKind.STOOD, seat=seat, amount=action.amount)
             w.next_player(seat)
         elif kind == STAKE:
             w.set_status(seat, Status.PLAYING, stake=action.amount)
-            w.events.append(Event("STAKED", seat=seat, amount=action.amount))
+            w.event(EventKind.STAKED, seat=seat, amount=action.amount)
             w.phase = Phase.DECIDE
         elif kind == BURN:
             _burn(w, seat)
@@ -217,9 +233,9 @@ def _burn(w: Hand, seat: int) -> None:
     new = w.draw()
     shown = TableCard(old.card, PUBLIC)
     w.hands[seat] = SeatHand(h.cards, h.stake, h.status, h.points, (*h.burned, shown))
-    w.events.append(Event("BURNED", seat=seat, cards=(shown,)))
+    w.event(EventKind.BURNED, seat=seat, cards=(shown,))
     tc = w.give(seat, new, hidden=not old.seen_by.everyone, replace=True)
-    w.events.append(Event("REPLACED", seat=seat, cards=(tc,)))
+    w.event(EventKind.REPLACED, seat=seat, cards=(tc,))
     if w.phase is Phase.DECIDE:
         w.after_card(seat)
 
@@ -241,7 +257,7 @@ def _highest_card(rules: SetteEMezzoRules, n: int, seed: bytes, events: list[Eve
             card = deck[i]
             i += 1
             drawn.append((card.rank, s))
-            events.append(Event("DREW", seat=s, cards=(face_up(card),)))
+            events.append(Event(EventKind.DREW, seat=s, cards=(face_up(card),)))
         top = max(r for r, _ in drawn)
         contenders = [s for r, s in drawn if r == top]
     return contenders[0], draws

@@ -108,3 +108,17 @@ def _by_value(rules: SetteEMezzoRules) -> Scoring:
 def is_reale(cards: tuple[Card, ...], points: int) -> bool:
     """SM-15: exactly two cards held making 7½."""
     return len(cards) == 2 and points == SETTE_E_MEZZO
+
+
+HOUSE_STANDS = 10
+"""CASINO: the house draws below 5 (10 halves) and stands on 5 or more."""
+
+
+def house_stands(points: int, card_count: int, lone_matta: bool) -> bool:
+    """CASINO: whether the house, still under 7½, stands: on 5 or more, or (its first card a lone matta) once
+    it has taken exactly one more card. The game plays it and the advice expects it.
+
+    >>> house_stands(10, 2, False), house_stands(8, 3, False), house_stands(2, 1, True), house_stands(4, 2, True)
+    (True, False, False, True)
+    """
+    return card_count > 1 if lone_matta else points >= HOUSE_STANDS

@@ -14,9 +14,10 @@ from mazziere.engine.games.trentuno import validate
 from mazziere.engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from mazziere.engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
-from mazziere.engine.ledger import POT, Transfer, settle
-from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
-from mazziere.engine.values import replace
+from mazziere.engine.ledger import POT
+from mazziere.engine.seats import first_dealer, next_in_play, others_after, round_from
+from mazziere.engine.step import Step
+from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, only
 
 DEAL = "DEAL"
@@ -38,12 +39,17 @@ def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: b
     return tuple(out)
 
 
-def _after(in_deal: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    """The seats of the deal in play order starting after ``seat`` (``seat`` itself excluded).
+def _mask(seat_count: int, seats: tuple[int, ...]) -> tuple[bool, ...]:
+    """The seat ring's mask of ``seats`` (:mod:`engine.seats`)."""
+    return tuple(s in seats for s in range(seat_count))
+
+
+def _after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> tuple[int, ...]:
+    """The other seats of the deal in play order from the one after ``seat``.
 
     A deal always has another seat; a state without one (which :meth:`Trentuno.check_state` refuses) is
     refused here too rather than failing on an index."""
-    out = tuple(s for s in in_deal if s > seat) + tuple(s for s in in_deal if s < seat)
+    out = others_after(_mask(seat_count, in_deal), seat)
     if not out:
         raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
     return out
@@ -62,10 +68,6 @@ def _participants(rules: TrentunoRules, chips: tuple[int, ...], lives: tuple[int
 
 def _can_deal(rules: TrentunoRules, players: tuple[int, ...]) -> bool:
     return len(players) >= (2 if rules.scoring is Scoring.LIVES else MIN_SEATS)
-
-
-def _first_at_or_after(players: tuple[int, ...], seat: int) -> int:
-    return next((s for s in players if s >= seat), players[0])
 
 
 class Trentuno(Game[TrentunoState, TrentunoRules]):
@@ -97,17 +99,13 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
                 Reason.INVALID_SEATS,
                 f"only {len(players)} seat(s) can pay the ante of {rules.ante}; a deal needs {MIN_SEATS}",
             )
-        draws = 0
-        if rules.first_dealer is FirstDealer.SEAT:
-            if rules.first_dealer_seat >= n:
-                raise Rejected(
-                    Reason.INVALID_OPTION, f"first_dealer_seat {rules.first_dealer_seat} is not at this {n}-seat table"
-                )
-            chosen = rules.first_dealer_seat
-        else:
-            chosen = chance.randbelow(n, seed, draws)
-            draws += 1
-        dealer = _first_at_or_after(players, chosen)
+        fixed = rules.first_dealer_seat if rules.first_dealer is FirstDealer.SEAT else None
+        if fixed is not None and fixed >= n:
+            raise Rejected(Reason.INVALID_OPTION, f"first_dealer_seat {fixed} is not at this {n}-seat table")
+        chosen, draws = first_dealer(n, seed, fixed)
+        in_play = _mask(n, players)
+        dealer = chosen if in_play[chosen] else next_in_play(in_play, chosen)
+        assert dealer is not None  # at least two seats can be dealt in
         state = TrentunoState(
             game=self.id,
             table_id=table_id,
@@ -133,7 +131,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             lives=lives,
             result=None,
         )
-        return Outcome(state, (Event("DEALER", seat=dealer),))
+        return Outcome(state, (Event(EventKind.DEALER, seat=dealer),))
 
     # -- the hot path ------------------------------------------------------------------------------
 
@@ -171,12 +169,12 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         rules = state.rules
         dealer = state.dealer
         players = _participants(rules, state.chips, state.lives)
-        order = (*_after(players, dealer), dealer)
+        order = round_from(_mask(state.seat_count, players), dealer)
+        step = Step(state)
         ante = rules.ante
-        transfers = tuple(
-            Transfer(s, POT, ante, "ante") for s in order if ante and state.chips[s] >= ante
-        )  # LIVES: a live seat that cannot pay plays on without paying
-        chips, pot = settle(state.chips, state.pot, transfers)
+        for s in order:
+            if ante and state.chips[s] >= ante:  # LIVES: a live seat that cannot pay plays on without paying
+                step.pay(s, POT, ante, "ante")
         deck = chance.shuffled(FRENCH_32, state.seed, state.draws)
         dealt: dict[int, list[Card]] = {s: [] for s in order}
         widow_cards: list[Card] = []
@@ -191,13 +189,11 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             tuple(TableCard(c, only(s)) for c in dealt[s]) if s in dealt else () for s in range(state.seat_count)
         )
         widow = tuple(TableCard(c, PUBLIC) for c in widow_cards)
-        events = [Event(DEAL, seat=dealer, amount=pot)]
-        events.extend(Event("HAND", seat=s, cards=hands[s]) for s in order)
-        events.append(Event("WIDOW", cards=widow))
-        state = replace(
-            state,
-            chips=chips,
-            pot=pot,
+        step.event(EventKind.DEAL, seat=dealer, amount=step.pot)
+        for s in order:
+            step.event(EventKind.HAND, seat=s, cards=hands[s])
+        step.event(EventKind.WIDOW, cards=widow)
+        step.change(
             draws=state.draws + 1,
             phase=Phase.PLAYING,
             deals=state.deals + 1,
@@ -216,13 +212,12 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if hand_key(widow_cards, tbp)[0] == _TRENTUNO:  # TR-6: the dealer takes the widow and wins
             taken = tuple(TableCard(c, only(dealer)) for c in widow_cards)
             laid = tuple(TableCard(tc.card, PUBLIC) for tc in hands[dealer])
-            hands = (*hands[:dealer], taken, *hands[dealer + 1 :])
-            state = replace(state, hands=hands, widow=laid)
-            events.append(Event("WIDOW_TRENTUNO", seat=dealer, cards=widow))
-            return self._finish(state, Ending.WIDOW_TRENTUNO, (dealer,), events, transfers)
+            step.change(hands=(*hands[:dealer], taken, *hands[dealer + 1 :]), widow=laid)
+            step.event(EventKind.WIDOW_TRENTUNO, seat=dealer, cards=widow)
+            return _finish(step, Ending.WIDOW_TRENTUNO, (dealer,))
         if any(hand_key(dealt[s], tbp)[0] == _TRENTUNO for s in order):  # TR-7: the best dealt Trentuno wins
-            return self._finish(state, Ending.DEALT_TRENTUNO, None, events, transfers)
-        return Outcome(state, tuple(events), transfers)
+            return _finish(step, Ending.DEALT_TRENTUNO, None)
+        return step.outcome()
 
     # -- a turn ------------------------------------------------------------------------------------
 
@@ -232,156 +227,47 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         kind = action.kind
         hand = state.hands[seat]
         widow = state.widow
-        events: list[Event]
+        step = Step(state)
         if kind == EXCHANGE:
             given, taken = action.cards
             i = next(k for k, tc in enumerate(hand) if tc.card == given)
             j = next(k for k, tc in enumerate(widow) if tc.card == taken)
             hand = (*hand[:i], TableCard(taken, hand[i].seen_by), *hand[i + 1 :])
             widow = (*widow[:j], TableCard(given, PUBLIC), *widow[j + 1 :])
-            events = [Event(EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))]
+            step.event(EventKind.EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))
         elif kind == TAKE_ALL:
             mine = hand[0].seen_by
             hand, widow = (
                 tuple(TableCard(tc.card, mine) for tc in widow),
                 tuple(TableCard(tc.card, PUBLIC) for tc in hand),
             )
-            events = [Event(TAKE_ALL, seat=seat, cards=widow)]
+            step.event(EventKind.TAKE_ALL, seat=seat, cards=widow)
         else:
-            events = [Event(kind, seat=seat)]
+            step.event(EventKind[kind], seat=seat)
         if hand is not state.hands[seat]:
-            hands = (*state.hands[:seat], hand, *state.hands[seat + 1 :])
+            step.change(hands=(*state.hands[:seat], hand, *state.hands[seat + 1 :]), widow=widow)
             if hand_key(_cards(hand), state.rules.tris_by_points)[0] == _TRENTUNO:  # TR-10
-                state = replace(state, hands=hands, widow=widow)
-                return self._finish(state, Ending.TRENTUNO, (seat,), events, ())
-        else:
-            hands = state.hands
+                return _finish(step, Ending.TRENTUNO, (seat,))
         if state.stopper is not None:  # TR-11: one last turn each
             left = state.last_left[1:]
             if not left:
-                state = replace(state, hands=hands, widow=widow, last_left=())
-                return self._finish(state, Ending.SHOWDOWN, None, events, ())
-            state = replace(state, hands=hands, widow=widow, last_left=left, turn=left[0])
-            return Outcome(state, tuple(events))
+                step.change(last_left=())
+                return _finish(step, Ending.SHOWDOWN, None)
+            return step.outcome(last_left=left, turn=left[0])
         if kind != EXCHANGE:  # a stop or a take-all opens the last round
-            left = _after(state.in_deal, seat)
+            left = _after(state.in_deal, seat, state.seat_count)
             closing = Closing.STOP if kind == STOP else Closing.TAKE_ALL
-            state = replace(
-                state, hands=hands, widow=widow, stopper=seat, closing=closing, last_left=left, turn=left[0]
-            )
-            return Outcome(state, tuple(events))
+            return step.outcome(stopper=seat, closing=closing, last_left=left, turn=left[0])
         rounds = state.rounds
         if seat == state.dealer:
             rounds += 1
             if rounds >= state.rules.max_rounds:  # TR-14: as if the dealer had stopped
-                left = _after(state.in_deal, seat)
-                events.append(Event(Closing.ROUND_LIMIT.value, seat=seat, amount=rounds))
-                state = replace(
-                    state,
-                    hands=hands,
-                    widow=widow,
-                    rounds=rounds,
-                    stopper=seat,
-                    closing=Closing.ROUND_LIMIT,
-                    last_left=left,
-                    turn=left[0],
+                left = _after(state.in_deal, seat, state.seat_count)
+                step.event(EventKind.ROUND_LIMIT, seat=seat, amount=rounds)
+                return step.outcome(
+                    rounds=rounds, stopper=seat, closing=Closing.ROUND_LIMIT, last_left=left, turn=left[0]
                 )
-                return Outcome(state, tuple(events))
-        in_deal = state.in_deal
-        nxt = next((s for s in in_deal if s > seat), None)
-        if nxt is None:  # round the table
-            nxt = _after(in_deal, seat)[0]
-        state = replace(state, hands=hands, widow=widow, rounds=rounds, turn=nxt)
-        return Outcome(state, tuple(events))
-
-    # -- the end of a deal -------------------------------------------------------------------------
-
-    def _finish(
-        self,
-        state: TrentunoState,
-        ending: Ending,
-        winners: tuple[int, ...] | None,
-        events: list[Event],
-        transfers: tuple[Transfer, ...],
-    ) -> Outcome:
-        """Reveal the hands, pay the pot (TR-3, TR-12) or take lives, pass the deal (TR-13), or end the game."""
-        rules = state.rules
-        n = state.seat_count
-        dealer = state.dealer
-        order = (*_after(state.in_deal, dealer), dealer)
-        tbp = rules.tris_by_points
-        keys: dict[int, HandKey] = {s: hand_key(_cards(state.hands[s]), tbp) for s in order}
-        best = max(keys.values())
-        if winners is None:
-            winners = tuple(s for s in order if keys[s] == best)
-        hands = tuple(tuple(TableCard(tc.card, PUBLIC) for tc in hand) for hand in state.hands)
-        points = [0] * n
-        kinds = [HandKind.NONE] * n
-        for s in order:
-            points[s] = hand_points(keys[s])
-            kinds[s] = hand_kind(keys[s])
-            events.append(Event("SHOW", seat=s, cards=hands[s], points=points[s]))
-        pay: list[Transfer] = []
-        lives = state.lives
-        losers: tuple[int, ...] = ()
-        share = 0
-        if rules.scoring is Scoring.POT:
-            share = state.pot // len(winners)
-            pay.extend(Transfer(POT, w, share, "pot") for w in winners if share)
-        else:
-            worst = min(keys.values())
-            losers = tuple(s for s in order if keys[s] == worst)
-            after = list(lives)
-            for s in losers:
-                after[s] -= 1
-            if any(after):  # a deal that would leave nobody alive costs nobody a life
-                lives = tuple(after)
-                events.extend(Event("LIFE_LOST", seat=s, amount=lives[s]) for s in losers)
-            else:
-                losers = ()
-        chips, pot = settle(state.chips, state.pot, pay)
-        for w in winners:
-            events.append(Event("WIN", seat=w, amount=share, points=points[w]))
-        events.append(Event("HAND_OVER", seat=winners[0], amount=share, points=points[winners[0]]))
-        result = DealResult(ending, winners, share, pot, losers, tuple(kinds), tuple(points))
-        players = _participants(rules, chips, lives)
-        if _can_deal(rules, players):
-            nxt = next((s for s in players if s > dealer), players[0])  # TR-13
-            state = replace(
-                state,
-                chips=chips,
-                pot=pot,
-                phase=Phase.WAITING,
-                dealer=nxt,
-                hands=hands,
-                turn=None,
-                last_left=(),
-                lives=lives,
-                result=result,
-            )
-            events.append(Event("DEALER", seat=nxt))
-            return Outcome(state, tuple(events), transfers + tuple(pay))
-        # The game is over: the pot left goes to the last survivor (LIVES) or, with the odd chips of a split,
-        # to the last deal's winner nearest the dealer's left (POT).
-        heir = players[0] if rules.scoring is Scoring.LIVES and players else winners[0]
-        left = pot
-        if left:
-            last = Transfer(POT, heir, left, "pot")
-            pay.append(last)
-            chips, pot = settle(chips, pot, (last,))
-        state = replace(
-            state,
-            chips=chips,
-            pot=pot,
-            phase=Phase.OVER,
-            hands=hands,
-            turn=None,
-            last_left=(),
-            lives=lives,
-            result=result,
-        )
-        events.append(Event("GAME_OVER", seat=heir if rules.scoring is Scoring.LIVES else None, amount=left))
-        return Outcome(state, tuple(events), transfers + tuple(pay))
+        return step.outcome(rounds=rounds, turn=_after(state.in_deal, seat, state.seat_count)[0])
 
     # -- what a seat sees --------------------------------------------------------------------------
 
@@ -413,3 +299,64 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             last_left=state.last_left,
             result=state.result,
         )
+
+
+def _finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] | None) -> Outcome:
+    """Reveal the hands, pay the pot (TR-3, TR-12) or take lives, pass the deal (TR-13), or end the game."""
+    state = step.state
+    rules = state.rules
+    n = state.seat_count
+    dealer = state.dealer
+    order = (*_after(state.in_deal, dealer, n), dealer)
+    tbp = rules.tris_by_points
+    keys: dict[int, HandKey] = {s: hand_key(_cards(state.hands[s]), tbp) for s in order}
+    best = max(keys.values())
+    if winners is None:
+        winners = tuple(s for s in order if keys[s] == best)
+    hands = tuple(tuple(TableCard(tc.card, PUBLIC) for tc in hand) for hand in state.hands)
+    points = [0] * n
+    kinds = [HandKind.NONE] * n
+    for s in order:
+        points[s] = hand_points(keys[s])
+        kinds[s] = hand_kind(keys[s])
+        step.event(EventKind.SHOW, seat=s, cards=hands[s], points=points[s])
+    lives = state.lives
+    losers: tuple[int, ...] = ()
+    share = 0
+    if rules.scoring is Scoring.POT:
+        share = step.pot // len(winners)
+        for w in winners:
+            if share:
+                step.pay(POT, w, share, "pot")
+    else:
+        worst = min(keys.values())
+        losers = tuple(s for s in order if keys[s] == worst)
+        after = list(lives)
+        for s in losers:
+            after[s] -= 1
+        if any(after):  # a deal that would leave nobody alive costs nobody a life
+            lives = tuple(after)
+            for s in losers:
+                step.event(EventKind.LIFE_LOST, seat=s, amount=lives[s])
+        else:
+            losers = ()
+    for w in winners:
+        step.event(EventKind.WIN, seat=w, amount=share, points=points[w])
+    step.event(EventKind.HAND_OVER, seat=winners[0], amount=share, points=points[winners[0]])
+    result = DealResult(ending, winners, share, step.pot, losers, tuple(kinds), tuple(points))
+    players = _participants(rules, step.chips, lives)
+    if _can_deal(rules, players):
+        nxt = next_in_play(_mask(n, players), dealer)  # TR-13
+        assert nxt is not None
+        step.event(EventKind.DEALER, seat=nxt)
+        return step.outcome(
+            phase=Phase.WAITING, dealer=nxt, hands=hands, turn=None, last_left=(), lives=lives, result=result
+        )
+    # The game is over: the pot left goes to the last survivor (LIVES) or, with the odd chips of a split,
+    # to the last deal's winner nearest the dealer's left (POT).
+    heir = players[0] if rules.scoring is Scoring.LIVES and players else winners[0]
+    left = step.pot
+    if left:
+        step.pay(POT, heir, left, "pot")
+    step.event(EventKind.GAME_OVER, seat=heir if rules.scoring is Scoring.LIVES else None, amount=left)
+    return step.outcome(phase=Phase.OVER, hands=hands, turn=None, last_left=(), lives=lives, result=result)

@@ -1,0 +1,70 @@
+"""The seat ring: who plays after whom, and who deals first.
+
+Every game numbers its seats in its own direction of play, so one ring serves them all: seat ``s + 1`` plays
+after seat ``s``, and seat 0 after the last. Which seats are still in (dealt in, alive, with chips enough) is a
+mask with one entry per seat, truthy for a seat in play.
+
+>>> in_play = (True, False, True, True)
+>>> next_in_play(in_play, 0)
+2
+>>> previous_in_play(in_play, 0)
+3
+>>> round_from(in_play, 2)
+(3, 0, 2)
+>>> others_after(in_play, 2)
+(3, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mazziere.engine import chance
+
+
+def next_in_play(in_play: Sequence[object], seat: int) -> int | None:
+    """The first seat in play after ``seat``, once round the table; ``None`` if no other seat is in play."""
+    n = len(in_play)
+    s = seat
+    for _ in range(n - 1):
+        s = s + 1 if s + 1 < n else 0
+        if in_play[s]:
+            return s
+    return None
+
+
+def previous_in_play(in_play: Sequence[object], seat: int) -> int | None:
+    """The last seat in play before ``seat`` (the one who plays just before it); ``None`` if there is none."""
+    n = len(in_play)
+    s = seat
+    for _ in range(n - 1):
+        s = s - 1 if s else n - 1
+        if in_play[s]:
+            return s
+    return None
+
+
+def others_after(in_play: Sequence[object], seat: int) -> tuple[int, ...]:
+    """Every other seat in play, in play order from the one after ``seat``."""
+    n = len(in_play)
+    return tuple(s for i in range(1, n) if in_play[s := (seat + i) % n])
+
+
+def round_from(in_play: Sequence[object], seat: int) -> tuple[int, ...]:
+    """One round of the table that ends on ``seat``: the others in play from the one after it, then ``seat``
+    (the order of a deal, the dealer last)."""
+    return (*others_after(in_play, seat), seat)
+
+
+def first_dealer(seat_count: int, seed: bytes, fixed: int | None) -> tuple[int, int]:
+    """The seat that deals first and the chance draws used: ``fixed`` if the rules name a seat, else one drawn at
+    random with the table's first draw.
+
+    >>> first_dealer(4, b"seed", 2)
+    (2, 0)
+    >>> first_dealer(4, b"seed", None)
+    (2, 1)
+    """
+    if fixed is not None:
+        return fixed, 0
+    return chance.randbelow(seat_count, seed, 0), 1
