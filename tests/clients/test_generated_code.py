@@ -12,6 +12,7 @@ import filecmp
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,11 @@ def test_go_generated_code_in_git_matches_the_protos(tmp_path: Path) -> None:
 
 
 def test_go_get_fetches_the_client_from_a_clone(tmp_path: Path) -> None:
-    """A consumer's `go get` of the module from a git clone (standing in for the repository) builds against it."""
+    """A consumer's `go get` of the module from a git clone (standing in for the repository) builds against it.
+
+    The clone is tagged as a release tags the repository: a module in the subfolder clients/go takes its version
+    from the tags ``clients/go/vX.Y.Z`` (the release's version, the root pyproject.toml's), so ``@latest`` is it.
+    """
     needs("go", "git")
     clone = tmp_path / "mazziere"
     shutil.copytree(GO_CLIENT, clone / "clients" / "go", ignore=shutil.ignore_patterns(".bin"))
@@ -67,6 +72,8 @@ def test_go_get_fetches_the_client_from_a_clone(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", "-b", "main", str(clone)], check=True)
     subprocess.run([*git, "-C", str(clone), "add", "."], check=True)
     subprocess.run([*git, "-C", str(clone), "commit", "-q", "-m", "client"], check=True)
+    version = "v" + tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    subprocess.run(["git", "-C", str(clone), "tag", f"clients/go/{version}"], check=True)
 
     app = tmp_path / "app"
     app.mkdir()
@@ -97,6 +104,6 @@ def test_go_get_fetches_the_client_from_a_clone(tmp_path: Path) -> None:
         return done.stdout
 
     go("mod", "init", "example.com/app")
-    go("get", f"{MODULE}@main")
+    go("get", f"{MODULE}@latest")
     assert go("run", ".").split() == ["trentuno", "mazziere.v1", "mazziere.v1.TableService"]
-    assert MODULE in (app / "go.mod").read_text()
+    assert f"{MODULE} {version}" in (app / "go.mod").read_text()
