@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mazziere.engine import validate, wire
+from mazziere.engine import games, registry, validate, wire
 from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.registry import all_games, get_game
@@ -46,6 +46,9 @@ __all__ = [
     "view",
 ]
 
+
+for _game in games.BUILT_IN:
+    registry.register(_game)
 
 MAX_CHIPS = 10**12
 """The most chips a seat may bring: every later amount (doubles, triples, pots) stays far inside 64 bits."""

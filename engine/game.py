@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import RuleProfile
 from mazziere.engine.table import Action, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.validate import check_header
 from mazziere.engine.values import replace
 from mazziere.engine.visibility import Viewer
 
@@ -67,8 +68,6 @@ class Game(ABC, Generic[S, R]):
 
         A game overrides it (in its ``validate`` module); this default checks only the shared header.
         """
-        from mazziere.engine.validate import check_header  # engine.validate imports the registry, which imports this
-
         check_header(state, self.rules_type, 1, 1 << 16)
 
     def to_act(self, state: S) -> tuple[int, ...]:

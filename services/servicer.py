@@ -22,10 +22,11 @@ from google.protobuf.message_factory import GetMessageClass
 from mazziere import engine
 from mazziere.engine import bots
 from mazziere.engine.events import redact_events
+from mazziere.engine.game import Game
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
-from mazziere.engine.visibility import Viewer
+from mazziere.engine.visibility import Viewer, redact
 from mazziere.services import protowire
 from mazziere.services.codec import to_plain, to_proto
 from mazziere.services.core import tracing
@@ -111,12 +112,13 @@ class TableCore:
             if self.trusted_mode
             else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
         )
-        return _with_change(answer, out, [None, *range(state.seat_count)])
+        return _with_change(answer, out, [None, *range(state.seat_count)], engine.get_game(state.game))
 
     def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
         with tracing.step("open"):
             state = self._open(request.state, request.table_id, call)
         call.game = state.game
+        game = engine.get_game(state.game)  # once per call: every step below is given it
         action = _action(request.action, "action") if _requested_move(request) else None
         seat = _auto_seat(state, request) if action is None else action.seat
         self._check_seat(state, seat, request.seat_key)
@@ -145,13 +147,13 @@ class TableCore:
             played = action
             answer = svc.ActResponse(action=request.action)
         with tracing.step("apply"):
-            out = _engine(lambda: engine.apply(state, played))
+            out = _engine(lambda: game.apply(state, played))
         new: TableState = out.state
         self._count_finished(new, out, call)
         with tracing.step("seal"):
             answer.state = self._seal(new, call)
         with tracing.step("update"):
-            return _with_change(answer, out, viewers, auto=action is None)
+            return _with_change(answer, out, viewers, game, auto=action is None)
 
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
@@ -159,8 +161,9 @@ class TableCore:
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
             self._check_seat(state, viewer, request.seat_key)
-        answer = svc.GetViewResponse(seq=state.seq, to_act=engine.to_act(state), is_over=engine.is_over(state))
-        answer.update.MergeFromString(_update(state, viewer, ()))
+        game = engine.get_game(state.game)
+        answer = svc.GetViewResponse(seq=state.seq, to_act=game.to_act(state), is_over=game.is_over(state))
+        answer.update.MergeFromString(_update(state, viewer, (), game=game))
         return answer
 
     def advise(self, request: svc.AdviseRequest, call: Call) -> svc.AdviseResponse:
@@ -409,11 +412,20 @@ def _check_deadline(call: Call) -> None:
         )
 
 
-def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...], *, auto: bool = False) -> bytes:
+def _update(
+    state: TableState,
+    viewer: Viewer,
+    events: tuple[engine.Event, ...],
+    *,
+    auto: bool = False,
+    game: Game[Any, Any] | None = None,
+) -> bytes:
     """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`. ``auto``:
-    the events are those of an auto-played move (each gets ``auto = true``)."""
+    the events are those of an auto-played move (each gets ``auto = true``); ``game``: the state's, when the
+    caller has it already."""
     mark = _AUTO if auto else b""
-    view = engine.view(state, viewer)
+    game = game or engine.get_game(state.game)
+    view = redact(game.view(state, viewer), viewer)
     kind: Any = type(view)
     view_bytes = protowire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)
     parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
@@ -421,19 +433,20 @@ def _update(state: TableState, viewer: Viewer, events: tuple[engine.Event, ...],
     for event in redact_events(events, viewer):  # events = 3
         parts.append(protowire.length_delimited(b"\x1a", _EVENT(event) + mark))
     if viewer is not None:
-        for entry in engine.legal_actions(state, viewer):  # legal_actions = 4
+        for entry in game.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
     return b"".join(parts)
 
 
 def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
-    return _with_change(svc.ReplayStep(action=action), out, [None, *range(out.state.seat_count)])
+    game = engine.get_game(out.state.game)
+    return _with_change(svc.ReplayStep(action=action), out, [None, *range(out.state.seat_count)], game)
 
 
 M = TypeVar("M", bound=Message)
 
 
-def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer], *, auto: bool = False) -> M:
+def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer], game: Game[Any, Any], *, auto: bool = False) -> M:
     """``answer`` with the fields every answer to a change shares: ``seq``, ``settlement``, the viewers'
     ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass (``auto``: the
     change is an auto-played move)."""
@@ -441,10 +454,11 @@ def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer], *, auto: bo
     state: TableState = out.state
     parts = [tags["seq"] + protowire.varint(state.seq)] if state.seq else []
     parts += [protowire.length_delimited(tags["settlement"], _TRANSFER(t)) for t in out.settlement]
-    parts += [protowire.length_delimited(tags["updates"], _update(state, v, out.events, auto=auto)) for v in viewers]
-    if to_act := engine.to_act(state):
+    updates = (_update(state, v, out.events, auto=auto, game=game) for v in viewers)
+    parts += [protowire.length_delimited(tags["updates"], update) for update in updates]
+    if to_act := game.to_act(state):
         parts.append(protowire.length_delimited(tags["to_act"], b"".join(map(protowire.varint, to_act))))
-    if engine.is_over(state):
+    if game.is_over(state):
         parts.append(tags["is_over"] + b"\x01")
     answer.MergeFromString(b"".join(parts))
     return answer

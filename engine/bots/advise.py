@@ -8,7 +8,7 @@ determinizations (:mod:`mazziere.engine.bots.sampled`). Each action's ``basis`` 
 from __future__ import annotations
 
 from mazziere.engine import get_game, is_over, legal_actions
-from mazziere.engine.bots import outcomes, sampled
+from mazziere.engine.bots import outcomes, sampled, sette_e_mezzo
 from mazziere.engine.bots.cautious import cautious
 from mazziere.engine.bots.stop import Stop, polling
 from mazziere.engine.bots.values import EXACT, Advice
@@ -58,8 +58,6 @@ def advise_with(
         return Advice(seat, EXACT, 0, ())
     actions = actions_of(entries, seat)
     if state.game == "sette_e_mezzo" and samples is None:
-        from mazziere.engine.bots import sette_e_mezzo
-
         with polling(stop):
             exact = sette_e_mezzo.advise(state, seat, entries)
         if exact is not None:

@@ -18,6 +18,7 @@ import msgspec
 
 from mazziere.engine import view
 from mazziere.engine.cards import Card
+from mazziere.engine.games.sette_e_mezzo.points import scoring
 from mazziere.engine.table import TableState
 from mazziere.engine.values import replace
 from mazziere.engine.visibility import TableCard
@@ -25,8 +26,6 @@ from mazziere.engine.visibility import TableCard
 
 def _sette_e_mezzo_totals(state: Any) -> Any:
     """Sette e mezzo keeps each hand's total: recompute it from the dealt cards."""
-    from mazziere.engine.games.sette_e_mezzo.points import scoring
-
     sc = scoring(state.rules)
     hands = tuple(replace(h, points=sc.points(tuple(tc.card for tc in h.cards))) if h.cards else h for h in state.hands)
     return replace(state, hands=hands)

@@ -1,4 +1,4 @@
-"""Saltacavallo / Asso che fugge (RULES.md §2). Importing this package registers the game."""
+"""Saltacavallo / Asso che fugge (RULES.md §2)."""
 
 from mazziere.engine.games.saltacavallo.game import Saltacavallo
 from mazziere.engine.games.saltacavallo.rules import (
@@ -10,9 +10,8 @@ from mazziere.engine.games.saltacavallo.rules import (
     SaltacavalloRules,
 )
 from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
-from mazziere.engine.registry import register
 
-GAME = register(Saltacavallo())
+GAME = Saltacavallo()
 
 __all__ = [
     "CUCU",

@@ -2,8 +2,7 @@
 
 from mazziere.engine.games.sette_e_mezzo.game import SetteEMezzo
 from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
-from mazziere.engine.registry import register
 
-GAME = register(SetteEMezzo())
+GAME = SetteEMezzo()
 
 __all__ = ["GAME", "PRESETS", "SetteEMezzo", "SetteEMezzoRules"]

@@ -1,8 +1,7 @@
-"""Trentuno with the widow (RULES.md §3): registers the game ``"trentuno"``."""
+"""Trentuno with the widow (RULES.md §3)."""
 
 from mazziere.engine.games.trentuno.game import Trentuno
-from mazziere.engine.registry import register
 
-GAME = register(Trentuno())
+GAME = Trentuno()
 
 __all__ = ["GAME", "Trentuno"]
