@@ -66,7 +66,12 @@ def new_table(
     options: Mapping[str, Any] | None = None,
     table_id: str = "",
 ) -> Outcome:
-    """A new table of ``game_id`` under a preset (default: the game's first) with option overrides."""
+    """A new table of ``game_id`` under a preset (default: the game's first) with option overrides.
+
+    >>> out = new_table("trentuno", [Seat("Ada", 50), Seat("Bruno", 50), Seat("Carla", 50)], seed=b"demo")
+    >>> [str(event.kind) for event in out.events], to_act(out.state)
+    (['DEALER'], (0,))
+    """
     game = get_game(game_id)
     name = preset or game.default_preset
     if name not in game.presets:
@@ -87,37 +92,78 @@ def new_table(
 
 
 def legal_actions(state: TableState, seat: int) -> tuple[LegalAction, ...]:
-    """What ``seat`` may do now (empty when it is not its turn)."""
+    """What ``seat`` may do now (empty when it is not its turn).
+
+    >>> state = new_table("sette_e_mezzo", [Seat("Ada", 100), Seat("Bruno", 100)], seed=b"demo").state
+    >>> [entry.kind for entry in legal_actions(state, 0)], legal_actions(state, 1)
+    (['DEAL'], ())
+    """
     return get_game(state.game).legal_actions(state, seat)
 
 
 def to_act(state: TableState) -> tuple[int, ...]:
-    """The seats that may act now."""
+    """The seats that may act now.
+
+    >>> to_act(new_table("saltacavallo", [Seat(n, 100) for n in "abc"], seed=b"demo").state)
+    (1,)
+    """
     return get_game(state.game).to_act(state)
 
 
 def apply(state: TableState, action: Action) -> Outcome:
-    """Check and play one action. Raises :class:`Rejected` and leaves ``state`` as it was."""
+    """Check and play one action. Raises :class:`Rejected` and leaves ``state`` as it was.
+
+    >>> state = new_table("sette_e_mezzo", [Seat("Ada", 100), Seat("Bruno", 100)], seed=b"demo").state
+    >>> out = apply(state, Action(0, "DEAL"))
+    >>> [str(event.kind) for event in out.events], out.state.seq, to_act(out.state)
+    (['SHUFFLED', 'DEALT', 'DEALT'], 1, (1,))
+    >>> apply(out.state, Action(1, "STAKE", 999))
+    Traceback (most recent call last):
+    ...
+    mazziere.engine.errors.Rejected: STAKE_OUT_OF_RANGE: STAKE amount 999 is outside [1, 10]
+    """
     return get_game(state.game).apply(state, action)
 
 
 def view(state: TableState, viewer: Viewer) -> Any:
-    """The table as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
+    """The table as ``viewer`` (a seat, or ``None`` for a spectator) may see it.
+
+    >>> state = new_table("sette_e_mezzo", [Seat("Ada", 100), Seat("Bruno", 100)], seed=b"demo").state
+    >>> state = apply(state, Action(0, "DEAL")).state
+    >>> view(state, 1).seats[1].cards, view(state, 1).seats[0].cards
+    ((TableCard(Card.parse('3s'), Audience(seats={1})),), (TableCard(None, Audience(seats={0})),))
+    """
     return redact(get_game(state.game).view(state, viewer), viewer)
 
 
 def is_over(state: TableState) -> bool:
+    """True once the game has ended and no action is possible.
+
+    >>> is_over(new_table("trentuno", [Seat(n, 10) for n in "abc"], seed=b"demo").state)
+    False
+    """
     return get_game(state.game).is_over(state)
 
 
 def state_to_bytes(state: TableState) -> bytes:
-    """The canonical bytes of a state (the same game always gives the same bytes): see :mod:`engine.wire`."""
+    """The canonical bytes of a state (the same game always gives the same bytes): see :mod:`engine.wire`.
+
+    >>> state = new_table("trentuno", [Seat(n, 10) for n in "abc"], seed=b"demo").state
+    >>> state_from_bytes(state_to_bytes(state)) == state
+    True
+    """
     return wire.state_to_bytes(state)
 
 
 def state_from_bytes(raw: bytes) -> TableState:
     """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one,
-    or if its values do not fit together (:func:`engine.validate.check_state`)."""
+    or if its values do not fit together (:func:`engine.validate.check_state`).
+
+    >>> state_from_bytes(b"not a state")
+    Traceback (most recent call last):
+    ...
+    mazziere.engine.errors.Rejected: INVALID_STATE: ...
+    """
     state = wire.state_from_bytes(raw)
     validate.check_state(state)
     return state

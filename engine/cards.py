@@ -124,7 +124,11 @@ class Card:
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:
-    """Read space-separated cards: ``parse_cards("7d Rb")``."""
+    """Read space-separated cards.
+
+    >>> parse_cards("7d Rc")
+    (Card.parse('7d'), Card.parse('Rc'))
+    """
     return tuple(Card.parse(t) for t in text.split())
 
 

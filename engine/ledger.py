@@ -1,4 +1,8 @@
-"""Exact money: integer chips moved by transfers between seats and the pot."""
+"""Exact money: integer chips moved by transfers between seats and the pot.
+
+>>> settle((10, 10), 0, [Transfer(0, POT, 3, "ante"), Transfer(POT, 1, 2, "pot")])
+((7, 12), 1)
+"""
 
 from __future__ import annotations
 

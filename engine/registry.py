@@ -1,9 +1,5 @@
 """Games by id. The games themselves are listed once, in :data:`engine.games.BUILT_IN`; :mod:`engine` registers them
 when it is imported, so this module imports no game (and no game imports it).
-
->>> from mazziere import engine
->>> [game.id for game in all_games()]
-['saltacavallo', 'sette_e_mezzo', 'trentuno']
 """
 
 from __future__ import annotations
@@ -25,7 +21,12 @@ def register(game: Game[Any, Any]) -> Game[Any, Any]:
 
 
 def get_game(game_id: str) -> Game[Any, Any]:
-    """The game with this id; raise :class:`Rejected` (UNKNOWN_GAME) if there is none."""
+    """The game with this id; raise :class:`Rejected` (UNKNOWN_GAME) if there is none.
+
+    >>> from mazziere import engine
+    >>> get_game("trentuno").title, get_game("trentuno").default_preset
+    ('Trentuno with the widow', 'CLASSICO')
+    """
     game = GAMES.get(game_id)
     if game is None:
         raise Rejected(Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games are: {', '.join(sorted(GAMES))}")
@@ -33,5 +34,10 @@ def get_game(game_id: str) -> Game[Any, Any]:
 
 
 def all_games() -> tuple[Game[Any, Any], ...]:
-    """Every registered game, the built-in ones first."""
+    """Every registered game, the built-in ones first.
+
+    >>> from mazziere import engine
+    >>> [game.id for game in all_games()]
+    ['saltacavallo', 'sette_e_mezzo', 'trentuno']
+    """
     return tuple(GAMES.values())

@@ -44,7 +44,11 @@ class LegalAction(Value, frozen=True):
     cards: tuple[Card, ...] = ()
 
     def example(self, seat: int) -> Action:
-        """The action this entry allows, with the smallest amount."""
+        """The action this entry allows, with the smallest amount.
+
+        >>> LegalAction("STAKE", 1, 10).example(2)
+        Action(seat=2, kind='STAKE', amount=1, target=None, cards=())
+        """
         return Action(seat, self.kind, self.min_amount, self.target, self.cards)
 
 

@@ -3,6 +3,11 @@
 Every :class:`TableCard` and every :class:`~engine.table.Event` carries an :class:`Audience`.
 :func:`redact` turns any view or event stream into what one seat (or a spectator) may know:
 cards it may not see become face-down (``card is None``) and events it may not see disappear.
+
+>>> from mazziere.engine.cards import Card
+>>> hidden = face_down(Card.parse("7d"), 0)
+>>> redact((hidden,), 0), redact((hidden,), None)
+((TableCard(Card.parse('7d'), Audience(seats={0})),), (TableCard(None, Audience(seats={0})),))
 """
 
 from __future__ import annotations

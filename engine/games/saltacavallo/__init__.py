@@ -1,4 +1,12 @@
-"""Saltacavallo / Asso che fugge (RULES.md §2)."""
+"""Saltacavallo / Asso che fugge (RULES.md §2): one card each, keep it or swap it on, the lowest loses a life.
+
+>>> from mazziere import engine
+>>> state = engine.new_table("saltacavallo", [engine.Seat(n, 100) for n in "abc"], seed=b"demo").state
+>>> dealer = engine.to_act(state)[0]
+>>> state = engine.apply(state, engine.Action(dealer, "DEAL")).state
+>>> [entry.kind for entry in engine.legal_actions(state, engine.to_act(state)[0])]
+['KEEP']
+"""
 
 from mazziere.engine.games.saltacavallo.game import Saltacavallo
 from mazziere.engine.games.saltacavallo.rules import (
