@@ -13,8 +13,6 @@ from bench.caches import Cache, caches
 from mazziere import engine
 
 TYPE_KEYED = {
-    "mazziere.engine.codec._encoder",
-    "mazziere.engine.codec._decoder",
     "mazziere.engine.codec._hints",
     "mazziere.engine.wire._body_types",
     "mazziere.engine.wire._body_decoder",
