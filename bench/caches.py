@@ -212,7 +212,7 @@ def main() -> None:
             f"{per * cache.bound / 1024:>12.0f}"
         )
         cache.clear()
-    for fn in (codec._encoder, codec._decoder, codec._hints):
+    for fn in (codec._hints,):
         fn.cache_clear()
     gc.collect()
     tracemalloc.start()
@@ -222,7 +222,7 @@ def main() -> None:
     held = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     sizes = ", ".join(
-        f"{fn.__name__} {fn.cache_info().currsize}" for fn in (codec._encoder, codec._decoder, codec._hints)
+        f"{fn.__name__} {fn.cache_info().currsize}" for fn in (codec._hints,)
     )
     print(f"codec's type-keyed caches (unbounded, one entry per type): {sizes} entries, {held / 1024:.0f} KiB in all")
 
