@@ -221,9 +221,7 @@ def main() -> None:
     gc.collect()
     held = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
-    sizes = ", ".join(
-        f"{fn.__name__} {fn.cache_info().currsize}" for fn in (codec._hints,)
-    )
+    sizes = ", ".join(f"{fn.__name__} {fn.cache_info().currsize}" for fn in (codec._hints,))
     print(f"codec's type-keyed caches (unbounded, one entry per type): {sizes} entries, {held / 1024:.0f} KiB in all")
 
 

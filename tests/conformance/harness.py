@@ -1,8 +1,8 @@
 """Random-simulation conformance, after OpenSpiel's RandomSimTest: one harness for every game.
 
 :func:`check_random_play` plays a table with random legal actions and checks, after every action, the
-engine's invariants: chips conserved, codec round trip with canonical bytes, legal actions non-empty until the
-game is over, unique and stably ordered, and offered to exactly the seats ``engine.to_act`` names; every view
+engine's invariants: chips conserved, events carrying only their kind's fields, codec round trip with canonical
+bytes, legal actions non-empty until the game is over, unique and stably ordered, and offered to exactly the seats ``engine.to_act`` names; every view
 names the same seat in turn as ``engine.to_act``; on a sample of states (every ``every_action_stride``-th)
 **every** legal action of every acting seat applies, at the least and the greatest amount, without touching the
 state; illegal ones are rejected with the state untouched; redaction invariance; indifference to the
@@ -21,6 +21,7 @@ import pytest
 from mazziere import engine
 from mazziere.engine import validate
 from mazziere.engine.cards import Card
+from mazziere.engine.events import check_payload
 from mazziere.engine.ledger import total
 from mazziere.engine.table import Action, Outcome, Seat, TableState
 from mazziere.engine.values import field_names, is_value
@@ -50,6 +51,8 @@ def check_random_play(
     chips_total = total(state.chips, state.pot)
     actions: list[Action] = []
     outcomes: list[Outcome] = [first]
+    for event in first.events:
+        check_payload(event)
     since_hand = 0
     while not engine.is_over(state) and len(actions) < max_actions:
         check_state(state, chips_total)
@@ -62,6 +65,8 @@ def check_random_play(
         random.seed(rng.random())  # the process-wide generator must not matter
         action = random_step(state, rng)
         outcome = engine.apply(state, action)
+        for event in outcome.events:
+            check_payload(event)  # an event carries only the fields its kind names
         check_events_redaction(state, action, outcome, rng)
         if len(actions) % 4 == 0:
             check_updates(outcome.state, outcome.events)

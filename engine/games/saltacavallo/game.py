@@ -254,10 +254,11 @@ def _choose_dealer(rules: SaltacavalloRules, n: int, seed: bytes, events: list[E
     chooser = chance.randbelow(n, seed, 0)
     pack = chance.shuffled(ITALIAN_40, seed, 1)
     events.append(Event(EventKind.CHOOSE_DEALER, seat=chooser))
+    every = (True,) * n
     seat = chooser
     denari = 0
     for card in pack:
-        seat = seat + 1 if seat + 1 < n else 0
+        seat = next_in_play(every, seat)  # type: ignore[assignment]  # a table seats two or more
         events.append(Event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
         if method is FirstDealer.SECOND_DENARI:
             if card.suit is Suit.DENARI:
