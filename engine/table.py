@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Self
 
 from mazziere.engine.cards import Card
 from mazziere.engine.events import Event, EventKind
@@ -72,6 +73,14 @@ class TableState(Value, frozen=True):
     @property
     def seat_count(self) -> int:
         return len(self.names)
+
+    @classmethod
+    def opening(
+        cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], seed: bytes, draws: int, **fields: Any
+    ) -> Self:
+        """A new table's state: the header from the seats (the pot empty, no action yet) and the game's fields."""
+        names, chips = tuple(s.name for s in seats), tuple(s.chips for s in seats)
+        return cls(game, table_id, rules, names, chips, 0, seed, draws, 0, **fields)
 
 
 class Outcome(Value, frozen=True):

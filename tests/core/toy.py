@@ -13,7 +13,7 @@ from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.ledger import POT, Transfer, settle
 from mazziere.engine.rules import option
-from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat, TableState
 from mazziere.engine.values import Value, replace
 from mazziere.engine.visibility import TableCard, Viewer, face_down, face_up
 
@@ -69,7 +69,7 @@ class Toy(Game[ToyState, ToyRules]):
             "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed, 1, 0,
             0, hands, deck[len(seats):], False,
         )  # fmt: skip
-        return Outcome(state, tuple(Event("DEALT", seat=i, cards=(h,)) for i, h in enumerate(hands)))
+        return Outcome(state, tuple(Event(EventKind.DEALT, seat=i, cards=(h,)) for i, h in enumerate(hands)))
 
     def legal_actions(self, state: ToyState, seat: int) -> tuple[LegalAction, ...]:
         if state.over or seat != state.turn:
@@ -86,7 +86,11 @@ class Toy(Game[ToyState, ToyRules]):
         chips, pot = settle(chips, pot, [win])
         shown = tuple(face_up(h.card) for h in state.hands if h.card)
         new = replace(state, chips=chips, pot=pot, hands=shown, over=True)
-        return Outcome(new, (Event("GAME_OVER", seat=winner, cards=shown),), (bet, win))
+        events = (
+            *(Event(EventKind.SHOW, seat=s, cards=(c,)) for s, c in enumerate(shown)),
+            Event(EventKind.GAME_OVER, seat=winner),
+        )
+        return Outcome(new, events, (bet, win))
 
     def view(self, state: ToyState, viewer: Viewer) -> ToyView:
         return ToyView(None if state.over else state.turn, state.hands, state.pot, len(state.stock))

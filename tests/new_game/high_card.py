@@ -79,16 +79,13 @@ class HighCard(Game[HighCardState, HighCardRules]):
         if not 2 <= len(seats) <= 8:
             raise Rejected(Reason.INVALID_SEATS, f"high card seats 2 to 8 players, not {len(seats)}")
         dealer, draws = first_dealer(len(seats), seed, None)
-        state = HighCardState(
-            game=self.id,
-            table_id=table_id,
-            rules=rules,
-            names=tuple(s.name for s in seats),
-            chips=tuple(s.chips for s in seats),
-            pot=0,
-            seed=seed,
-            draws=draws,
-            seq=0,
+        state = HighCardState.opening(
+            self.id,
+            table_id,
+            rules,
+            seats,
+            seed,
+            draws,
             phase=Phase.WAITING if _can_deal(rules, tuple(s.chips for s in seats)) else Phase.OVER,
             dealer=dealer,
             hands=(None,) * len(seats),

@@ -145,16 +145,13 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
         events: list[Event] = []
         dealer, draws = _choose_dealer(rules, n, seed, events)
         events.append(Event(EventKind.FIRST_DEALER, seat=dealer))
-        state = SaltacavalloState(
-            game=self.id,
-            table_id=table_id,
-            rules=rules,
-            names=tuple(s.name for s in seats),
-            chips=tuple(s.chips for s in seats),
-            pot=0,
-            seed=seed,
-            draws=draws,
-            seq=0,
+        state = SaltacavalloState.opening(
+            self.id,
+            table_id,
+            rules,
+            seats,
+            seed,
+            draws,
             lives=(rules.lives,) * n,
             dealer=dealer,
             phase=Phase.DEAL,

@@ -60,16 +60,13 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
         events.append(Event(EventKind.FIRST_BANK, seat=bank))
         chips = tuple(s.chips for s in seats)
         over = not any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
-        state = SetteEMezzoState(
-            game=self.id,
-            table_id=table_id,
-            rules=rules,
-            names=tuple(s.name for s in seats),
-            chips=chips,
-            pot=0,
-            seed=seed,
-            draws=draws,
-            seq=0,
+        state = SetteEMezzoState.opening(
+            self.id,
+            table_id,
+            rules,
+            seats,
+            seed,
+            draws,
             phase=Phase.OVER if over else Phase.WAIT_DEAL,
             bank=bank,
             turn=-1 if over else bank,

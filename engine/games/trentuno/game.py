@@ -106,16 +106,13 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         in_play = _mask(n, players)
         dealer = chosen if in_play[chosen] else next_in_play(in_play, chosen)
         assert dealer is not None  # at least two seats can be dealt in
-        state = TrentunoState(
-            game=self.id,
-            table_id=table_id,
-            rules=rules,
-            names=tuple(s.name for s in seats),
-            chips=chips,
-            pot=0,
-            seed=seed,
-            draws=draws,
-            seq=0,
+        state = TrentunoState.opening(
+            self.id,
+            table_id,
+            rules,
+            seats,
+            seed,
+            draws,
             phase=Phase.WAITING,
             dealer=dealer,
             deals=0,
