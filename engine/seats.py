@@ -56,6 +56,15 @@ def round_from(in_play: Sequence[object], seat: int) -> tuple[int, ...]:
     return (*others_after(in_play, seat), seat)
 
 
+def mask(seat_count: int, seats: Sequence[int]) -> tuple[bool, ...]:
+    """The mask of a table of ``seat_count`` seats with ``seats`` in play.
+
+    >>> mask(4, (0, 2))
+    (True, False, True, False)
+    """
+    return tuple(s in seats for s in range(seat_count))
+
+
 def first_dealer(seat_count: int, seed: bytes, fixed: int | None) -> tuple[int, int]:
     """The seat that deals first and the chance draws used: ``fixed`` if the rules name a seat, else one drawn at
     random with the table's first draw.

@@ -15,7 +15,7 @@ from mazziere.engine.games.trentuno.hands import HandKey, HandKind, hand_key, ha
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from mazziere.engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
 from mazziere.engine.ledger import POT
-from mazziere.engine.seats import first_dealer, next_in_play, others_after, round_from
+from mazziere.engine.seats import first_dealer, mask, next_in_play, others_after, round_from
 from mazziere.engine.step import Step
 from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, only
@@ -39,17 +39,12 @@ def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: b
     return tuple(out)
 
 
-def _mask(seat_count: int, seats: tuple[int, ...]) -> tuple[bool, ...]:
-    """The seat ring's mask of ``seats`` (:mod:`engine.seats`)."""
-    return tuple(s in seats for s in range(seat_count))
-
-
 def _after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> tuple[int, ...]:
     """The other seats of the deal in play order from the one after ``seat``.
 
     A deal always has another seat; a state without one (which :meth:`Trentuno.check_state` refuses) is
     refused here too rather than failing on an index."""
-    out = others_after(_mask(seat_count, in_deal), seat)
+    out = others_after(mask(seat_count, in_deal), seat)
     if not out:
         raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
     return out
@@ -103,7 +98,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if fixed is not None and fixed >= n:
             raise Rejected(Reason.INVALID_OPTION, f"first_dealer_seat {fixed} is not at this {n}-seat table")
         chosen, draws = first_dealer(n, seed, fixed)
-        in_play = _mask(n, players)
+        in_play = mask(n, players)
         dealer = chosen if in_play[chosen] else next_in_play(in_play, chosen)
         assert dealer is not None  # at least two seats can be dealt in
         state = TrentunoState.opening(
@@ -166,7 +161,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         rules = state.rules
         dealer = state.dealer
         players = _participants(rules, state.chips, state.lives)
-        order = round_from(_mask(state.seat_count, players), dealer)
+        order = round_from(mask(state.seat_count, players), dealer)
         step = Step(state)
         ante = rules.ante
         for s in order:
@@ -343,7 +338,7 @@ def _finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] 
     result = DealResult(ending, winners, share, step.pot, losers, tuple(kinds), tuple(points))
     players = _participants(rules, step.chips, lives)
     if _can_deal(rules, players):
-        nxt = next_in_play(_mask(n, players), dealer)  # TR-13
+        nxt = next_in_play(mask(n, players), dealer)  # TR-13
         assert nxt is not None
         step.event(EventKind.DEALER, seat=nxt)
         return step.outcome(
