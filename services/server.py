@@ -83,7 +83,7 @@ class App:
         self.dispatcher = Dispatcher(
             self.methods,
             Observer(self.metrics, served_games(), config.log_calls),
-            Admission(places, tenants, per_table=config.table_calls),
+            Admission(places, tenants, per_table=config.table_calls, metrics=self.metrics),
             workers,
             budget_seconds=config.replay_seconds,
             write_seconds=config.stream_write_seconds,

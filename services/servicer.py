@@ -104,6 +104,7 @@ class TableCore:
         seed = request.seed if request.HasField("seed") else os.urandom(32)
         out = self._new_table(request, f"t_{secrets.token_hex(12)}", seed)
         state: TableState = out.state
+        call.table_id = state.table_id
         self._count_finished(state, out, call)
         answer = svc.CreateTableResponse(
             table_id=state.table_id,
@@ -118,6 +119,7 @@ class TableCore:
         with tracing.step("open"):
             state = self._open(request.state, request.table_id, call)
         call.game = state.game
+        call.table_id = state.table_id
         game = engine.get_game(state.game)  # once per call: every step below is given it
         action = _action(request.action, "action") if _requested_move(request) else None
         seat = _auto_seat(state, request) if action is None else action.seat
@@ -158,6 +160,7 @@ class TableCore:
     def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
+        call.table_id = state.table_id
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
             self._check_seat(state, viewer, request.seat_key)
@@ -175,6 +178,7 @@ class TableCore:
             )
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
+        call.table_id = state.table_id
         self._check_seat(state, request.seat, request.seat_key)
         samples = request.samples or None
         try:
@@ -234,6 +238,7 @@ class TableCore:
                 budget=str(self.replay_max_views),
             )
         out = self._new_table(create, request.table_id, create.seed)
+        call.table_id = out.state.table_id
         yield _step(out, None)
         for i, msg in enumerate(request.actions):
             _check_deadline(call)

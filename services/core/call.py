@@ -22,6 +22,8 @@ class Call:
     trailers: list[tuple[str, str]] = field(default_factory=list)
     """Metadata the handler adds to the answer's trailers."""
     game: str = ""
+    table_id: str = ""
+    """The table the handler opened or made (once it checked the state is that table's), for the call's log line."""
     finished: list[tuple[str, str, str]] = field(default_factory=list)
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
     on_answered: list[Callable[[], None]] = field(default_factory=list)

@@ -5,7 +5,8 @@ run on its class's workers with a :class:`~mazziere.services.core.call.Call` who
 caller leaves or the deadline passes, and answered on the loop. A stream's answers are written by the transport's
 ``write``, which must make progress within ``write_seconds``: a reader that stops reading ends its stream and
 frees its place. Each call is one tracing span (:mod:`~mazziere.services.core.tracing`), current on the loop and
-carried to the worker that runs it.
+carried to the worker that runs it. A call (or a stream's step) handed to its workers counts as queued
+(:meth:`~mazziere.services.core.admission.Ticket.queued`) until one of them starts it.
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ class Dispatcher:
             self._check_open()
             steps = iter(method.handler(message, call))
             while True:
-                step = pool.submit(self._next if span is None else span.carry(self._next), steps, wire)
+                work = self._next if span is None else span.carry(self._next)
+                step = pool.submit(ticket.queued(work), steps, wire)  # queued until a worker takes the step
                 item = await self._wait(step, limits)
                 step = None
                 if item is _DONE:
@@ -259,7 +261,7 @@ class Dispatcher:
 
     def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
         try:
-            future = self.pools[cost].submit(fn, *args)
+            future = self.pools[cost].submit(ticket.queued(fn), *args)  # queued until a worker starts it
         except BaseException:
             ticket.release()
             raise

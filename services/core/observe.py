@@ -1,7 +1,7 @@
 """One log line and the go-grpc-prometheus metrics for every call, whatever its transport.
 
 Labels never carry the caller's text: a game label is one of the served games or ``unknown``. The log line names
-the call's table (``table_id``) when its handler opened or made one and recorded it on its Call.
+the call's table (``table_id``, null if none) when its handler opened or made one and recorded it on its Call.
 """
 
 from __future__ import annotations
@@ -91,6 +91,5 @@ class Observer:
 
 
 def table_of(call: Call) -> str | None:
-    """The table the call's handler opened or made, if its Call records one (``table_id``); else None."""
-    table_id = getattr(call, "table_id", "")
-    return str(table_id) if table_id else None
+    """The table the call's handler opened or made (:attr:`Call.table_id`), or None if it recorded none."""
+    return call.table_id or None

@@ -153,6 +153,7 @@ class Host:
                 seats=[pb.Seat(name=s.name, chips=s.chips) for s in request.seats],
             ),
         )
+        call.table_id = created.table_id
         settings = Settings(
             request.game,
             tuple(s.name for s in request.seats),
@@ -213,6 +214,7 @@ class Host:
         def authorize(record: TableRecord) -> None:
             nonlocal audience
             call.game = record.game
+            call.table_id = record.table_id
             audience = capabilities.audience_of(record.capabilities, call.metadata)
             if not audience.isdigit() or request.action.seat != int(audience):
                 raise ServiceError.of(
@@ -438,6 +440,7 @@ class Host:
     async def _open(self, table_id: str, call: Call) -> tuple[TableRecord, str]:
         record = await self._record(table_id)
         call.game = record.game
+        call.table_id = record.table_id
         return record, capabilities.audience_of(record.capabilities, call.metadata)
 
     async def _snapshot(self, record: TableRecord, audience: str) -> hpb.HostedUpdate:

@@ -3,8 +3,8 @@
 ``helm template`` with the chart's default values must render the objects ``kustomize build`` makes of
 deploy/k8s/overlays/production, object by object, bar two things that legitimately differ: the overlay's Namespace
 (a Helm release is installed into a namespace that exists already) and the ``app.kubernetes.io/managed-by`` label
-(kustomize's labels say ``kustomize``; ``helm install`` sets ``Helm`` itself). The chart's optional parts (the
-ServiceMonitors, the gateway's autoscaler) must equal the overlay with those components listed. Non-default values
+(kustomize's labels say ``kustomize``; ``helm install`` sets ``Helm`` itself). The chart's optional part (the
+ServiceMonitors) must equal the overlay with that component listed. Non-default values
 (deploy/helm/mazziere/ci/*-values.yaml) lint, render objects kubernetes-validate finds valid and kube-score finds
 nothing critical in, and do what they say. ``make test`` builds the pinned helm, kustomize and kube-score into
 ``.venv/bin`` (``HELM=...`` points at another helm).
@@ -111,6 +111,19 @@ def production_with(scratch: Path, components: tuple[str, ...]) -> Path:
     return path.parent
 
 
+def production_without(scratch: Path, component: str) -> Path:
+    """A copy of deploy/k8s whose production overlay no longer lists this component."""
+    tree = scratch / "k8s"
+    shutil.copytree(K8S, tree)
+    path = tree / "overlays" / "production" / "kustomization.yaml"
+    kustomization = yaml.safe_load(path.read_text())
+    listed = kustomization["components"]
+    assert f"../../components/{component}" in listed, f"production does not list {component}: update this test"
+    listed.remove(f"../../components/{component}")
+    path.write_text(yaml.safe_dump(kustomization, sort_keys=False))
+    return path.parent
+
+
 def keyed(objects: tuple[dict[str, Any], ...], source: str) -> dict[tuple[str, str, str], dict[str, Any]]:
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
     for obj in objects:
@@ -172,12 +185,26 @@ def test_the_default_render_is_the_production_overlay(renders: dict[str, Rendere
 
 
 def test_the_optional_parts_are_the_optional_components(tmp_path: Path) -> None:
-    """The ServiceMonitors and the gateway's autoscaler: values of the chart, components of the overlay."""
-    chart = helm_template("--set", "serviceMonitor.enabled=true", "--set", "gateway.autoscaling.enabled=true")
-    overlay = render(production_with(tmp_path, ("servicemonitor", "gateway-autoscaler")))
+    """The ServiceMonitors: a value of the chart, a component of the overlay."""
+    chart = helm_template("--set", "serviceMonitor.enabled=true")
+    overlay = render(production_with(tmp_path, ("servicemonitor",)))
     assert_same_objects(chart, overlay)
     kinds = {(obj["kind"], obj["metadata"]["name"]) for obj in chart}
-    assert {("ServiceMonitor", "mazziere"), ("HorizontalPodAutoscaler", "mazziere-gateway")} <= kinds
+    assert ("ServiceMonitor", "mazziere") in kinds
+
+
+def test_the_gateway_autoscaler_is_on_and_off_leaves_the_overlays_fixed_count(
+    tmp_path: Path, renders: dict[str, Rendered]
+) -> None:
+    """On by default, as production lists components/gateway-autoscaler; off, the overlay without it."""
+    default = renders["default"]
+    (hpa,) = [h for h in default.of_kind("HorizontalPodAutoscaler") if h["metadata"]["name"] == "mazziere-gateway"]
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (2, 10)
+    assert "replicas" not in default.one("Deployment", "mazziere-gateway")["spec"]
+    fixed = Rendered("fixed", helm_template("--set", "gateway.autoscaling.enabled=false"))
+    assert_same_objects(fixed.objects, render(production_without(tmp_path, "gateway-autoscaler")))
+    assert fixed.one("Deployment", "mazziere-gateway")["spec"]["replicas"] == 2
+    assert {h["metadata"]["name"] for h in fixed.of_kind("HorizontalPodAutoscaler")} == {"mazziere", "mazziere-host"}
 
 
 # -- every render ------------------------------------------------------------------------------------------------

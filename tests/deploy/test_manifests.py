@@ -49,9 +49,10 @@ STORE_SECRET = "mazziere-store"
 STORE_STAND_IN = "postgresql://mazziere:password@db.example.com:5432/mazziere?sslmode=verify-full"
 """What production's ``mazziere-store`` holds (deploy/README.md), where the Secret is not rendered."""
 HOST = "mazziere-host"
+GATEWAY = "mazziere-gateway"
 DATA_DIR = "/var/lib/mazziere"
 # The host before rest-probes, which patches the probes of the engine and the host.
-COMPONENTS = ("split-gateway", "servicemonitor", "host", "rest-probes")
+COMPONENTS = ("split-gateway", "gateway-autoscaler", "servicemonitor", "host", "rest-probes")
 
 
 # -- rendering -------------------------------------------------------------------------------------------------
@@ -535,15 +536,22 @@ def autoscaler(rendered: Rendered, deployment: str) -> dict[str, Any]:
     return hpa
 
 
-def test_the_autoscalers_target_the_engine_and_the_host_on_cpu(rendered: Rendered) -> None:
+def scaled_deployments(rendered: Rendered) -> set[str]:
+    """The Deployments an autoscaler owns: the engine's, the host's where it is deployed, and the split gateway's
+    where it is (production lists its autoscaler after it; every overlay with the gateway does here)."""
+    names = {d["metadata"]["name"] for d in rendered.of_kind("Deployment")}
+    return {"mazziere"} | ({HOST, GATEWAY} & names)
+
+
+def test_the_autoscalers_target_the_engine_the_host_and_the_gateway_on_cpu(rendered: Rendered) -> None:
     autoscalers = rendered.of_kind("HorizontalPodAutoscaler")
-    assert len(autoscalers) == (2 if hosted(rendered) else 1)
+    assert len(autoscalers) == len(scaled_deployments(rendered))
     assert autoscaler(rendered, "mazziere")["metadata"]["name"] == "mazziere"
     for hpa in autoscalers:
         assert hpa["apiVersion"] == "autoscaling/v2"
         target = hpa["spec"]["scaleTargetRef"]
         assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
-        assert target["name"] in {"mazziere", HOST} and hpa["metadata"]["name"] == target["name"]
+        assert target["name"] in {"mazziere", HOST, GATEWAY} and hpa["metadata"]["name"] == target["name"]
         rendered.one("Deployment", target["name"])
         assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
         (metric,) = hpa["spec"]["metrics"]
@@ -554,7 +562,7 @@ def test_the_autoscalers_target_the_engine_and_the_host_on_cpu(rendered: Rendere
 def test_no_replicas_where_an_autoscaler_owns_the_count(rendered: Rendered) -> None:
     """A Deployment's ``replicas`` would set the count back on every ``kubectl apply``, undoing the autoscaler."""
     scaled = {hpa["spec"]["scaleTargetRef"]["name"] for hpa in rendered.of_kind("HorizontalPodAutoscaler")}
-    assert scaled == ({"mazziere", HOST} if hosted(rendered) else {"mazziere"})
+    assert scaled == scaled_deployments(rendered)
     for deployment in rendered.of_kind("Deployment"):
         name = deployment["metadata"]["name"]
         if name in scaled:
@@ -566,7 +574,7 @@ def test_no_replicas_where_an_autoscaler_owns_the_count(rendered: Rendered) -> N
 def test_no_kustomization_sets_the_autoscaled_count() -> None:
     for path in K8S.rglob("kustomization.yaml"):
         counted = {entry["name"] for entry in yaml.safe_load(path.read_text()).get("replicas", [])}
-        assert not counted & {"mazziere", HOST}, f"{path}: `replicas:` would fight the autoscaler"
+        assert not counted & {"mazziere", HOST, GATEWAY}, f"{path}: `replicas:` would fight the autoscaler"
 
 
 def test_autoscaler_range_per_overlay(overlays: dict[str, Rendered]) -> None:
@@ -580,6 +588,7 @@ def test_autoscaler_range_per_overlay(overlays: dict[str, Rendered]) -> None:
     assert bounds("dev", HOST) == (1, 2)
     assert bounds("all-components", HOST) == (2, 4)  # the component's
     assert bounds("production", HOST)[0] >= 2, "a host pod lost or drained leaves another serving its tables"
+    assert bounds("all-components", GATEWAY) == bounds("production", GATEWAY) == (2, 10)  # the component's
 
 
 def test_all_containers_of_an_overlay_run_one_image(rendered: Rendered) -> None:

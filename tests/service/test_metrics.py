@@ -1,5 +1,5 @@
 """The metrics endpoint: the process, platform and garbage-collector series beside ours, and no ``*_created``; the
-admission's places, calls in flight and queued, and refusals by reason."""
+admission's places, calls in flight and queued, and refusals by reason, as a server's own endpoint shows them."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from google.protobuf import empty_pb2
 
 from mazziere.services.core.admission import ANONYMOUS, REFUSALS, Admission, CostClass, Tenants
 from mazziere.services.core.call import Call
-from mazziere.services.core.dispatch import Method
+from mazziere.services.core.dispatch import Method, always
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.server import App
 from tests.service.conftest import BASE
+from tests.service.helpers import Client
 from tests.service.test_admission import PLACES, TENANTS, refused
-from tests.service.test_load import Served
+from tests.service.test_load import Served, replay_request
 from tests.service.test_shutdown import wait_for
 
 STANDARD = ("process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "python_info")
@@ -63,9 +64,8 @@ def test_a_split_gateway_registry_has_the_process_series_too() -> None:
 
 
 def metered(app: App) -> App:
-    """``app`` with its admission reporting to its metrics (:meth:`Admission.meter`, harmless to call again)."""
-    if app.dispatcher.admission.metrics is not app.metrics:
-        app.dispatcher.admission.meter(app.metrics)
+    """``app``, whose admission reports to its metrics as every server's does (checked, not wired here)."""
+    assert app.dispatcher.admission.metrics is app.metrics
     return app
 
 
@@ -130,9 +130,14 @@ def test_a_call_is_queued_until_a_worker_starts_it_or_its_place_is_given_back() 
     assert sample(metrics, "mazziere_calls_in_flight", cost_class="replay") == 0 == queued()
 
 
+HELD = replace(BASE, workers=1, max_concurrent_calls=3, bot_workers=1, bot_calls=4)
+"""3 move calls at a time on 1 worker, 4 bot calls on 1 worker."""
+
+
 @pytest.fixture
 def held() -> Iterator[tuple[Served, threading.Event]]:
-    """A server taking 3 game calls at a time on 1 worker, and a method that waits for a gate."""
+    """A server of :data:`HELD` (its admission metered as in production), and two methods that wait for a gate:
+    ``Hold``, a move, ``HoldBot`` and ``HoldReplay``, of the bot and the replay classes."""
     gate = threading.Event()
 
     def hold(request: empty_pb2.Empty, call: Call) -> empty_pb2.Empty:
@@ -140,12 +145,67 @@ def held() -> Iterator[tuple[Served, threading.Event]]:
         return empty_pb2.Empty()
 
     served = Served(
-        replace(BASE, workers=1, max_concurrent_calls=3), [Method("test.v1.Hold", "Hold", hold, empty_pb2.Empty)]
+        HELD,
+        [
+            Method("test.v1.Hold", "Hold", hold, empty_pb2.Empty),
+            Method("test.v1.Hold", "HoldBot", hold, empty_pb2.Empty, cost=always(CostClass.BOT)),
+            Method("test.v1.Hold", "HoldReplay", hold, empty_pb2.Empty, cost=always(CostClass.REPLAY)),
+        ],
     )
-    metered(served.app)
     yield served, gate
     gate.set()
     served.close()
+
+
+def served_sample(text: str, name: str, cost: str) -> float | None:
+    """The value of ``name{cost_class="<cost>"}`` in a scrape, if it is there."""
+    found = re.search(rf'^{name}\{{cost_class="{cost}"\}} (\S+)$', text, re.MULTILINE)
+    return float(found.group(1)) if found else None
+
+
+def test_a_servers_metrics_endpoint_shows_the_places_of_every_class(held: tuple[Served, threading.Event]) -> None:
+    served, _ = held
+    assert metered(served.app) is served.app
+    text = scrape(served.app.metrics.serve(0, "127.0.0.1"))  # what `serve` starts on MAZZIERE_METRICS_PORT
+    places = {
+        CostClass.MOVE: 3,
+        CostClass.BOT: 4,
+        CostClass.ADVICE: HELD.advice_calls,
+        CostClass.REPLAY: 2 * HELD.replay_workers,
+        CostClass.HOST: 3,
+        CostClass.WATCH: HELD.watchers,
+    }
+    assert set(places) == set(CostClass)
+    for cost, n in places.items():
+        assert served_sample(text, "mazziere_call_places", cost.value) == n, cost
+        assert served_sample(text, "mazziere_calls_in_flight", cost.value) == 0, cost
+        assert served_sample(text, "mazziere_calls_queued", cost.value) == 0, cost
+        for why in REFUSALS:
+            line = f'mazziere_admission_refusals_total{{cost_class="{cost.value}",reason="{why}"}} 0.0'
+            assert line in text.splitlines(), line
+
+
+def test_bot_calls_queue_behind_a_busy_bot_worker_and_leave_the_queue(held: tuple[Served, threading.Event]) -> None:
+    served, gate = held
+    port = served.app.metrics.serve(0, "127.0.0.1")
+    client = Client(served.stub, served.app.keyring)
+    tables = [client.create("sette_e_mezzo") for _ in range(3)]
+    before = [table.seq for table in tables]
+
+    def queued() -> float | None:
+        return served_sample(scrape(port), "mazziere_calls_queued", "bot")
+
+    blocker = served.channel.unary_unary("/test.v1.Hold/HoldBot").future(b"", timeout=30)
+    wait_for(lambda: served_sample(scrape(port), "mazziere_calls_in_flight", "bot") == 1 and queued() == 0)
+    with futures.ThreadPoolExecutor(max_workers=len(tables)) as callers:
+        acts = [callers.submit(client.auto, table, "best") for table in tables]  # sampled: the bot class
+        wait_for(lambda: queued() == len(tables))  # the one bot worker is held: every Act waits for it
+        assert served_sample(scrape(port), "mazziere_calls_in_flight", "bot") == 1 + len(tables)
+        assert served_sample(scrape(port), "mazziere_calls_queued", "move") == 0
+        gate.set()
+        assert blocker.result() == b""
+        assert [act.result(timeout=30).seq for act in acts] == [seq + 1 for seq in before]  # each played a move
+    wait_for(lambda: queued() == 0 and served_sample(scrape(port), "mazziere_calls_in_flight", "bot") == 0)
 
 
 def test_calls_in_flight_return_to_zero_and_a_refusal_counts_its_reason(held: tuple[Served, threading.Event]) -> None:
@@ -163,3 +223,22 @@ def test_calls_in_flight_return_to_zero_and_a_refusal_counts_its_reason(held: tu
     served.stub.ListGames(svc.ListGamesRequest(), timeout=10)
     wait_for(lambda: sample(metrics, "mazziere_calls_in_flight", cost_class="move") == 0)
     assert sample(metrics, "mazziere_calls_queued", cost_class="move") == 0
+
+
+def test_a_streams_step_is_queued_behind_a_busy_worker(held: tuple[Served, threading.Event]) -> None:
+    served, gate = held
+    metrics = served.app.metrics
+
+    def queued() -> float | None:
+        return sample(metrics, "mazziere_calls_queued", cost_class="replay")
+
+    blocker = served.channel.unary_unary("/test.v1.Hold/HoldReplay").future(b"", timeout=30)
+    wait_for(lambda: sample(metrics, "mazziere_calls_in_flight", cost_class="replay") == 1 and queued() == 0)
+    request = replay_request("trentuno", 3, [])
+    with futures.ThreadPoolExecutor(max_workers=1) as caller:
+        steps = caller.submit(lambda: list(served.stub.StreamReplay(request, timeout=30)))
+        wait_for(lambda: queued() == 1)  # its first step waits for the one replay worker
+        gate.set()
+        assert blocker.result() == b""
+        assert len(steps.result(timeout=30)) == 1
+    wait_for(lambda: queued() == 0 and sample(metrics, "mazziere_calls_in_flight", cost_class="replay") == 0)
