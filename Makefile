@@ -122,8 +122,10 @@ clients: $(TS_CLIENT)/dist/.built $(GO_CLIENT)/.bin/.installed
 
 setup: $(DEV) $(GEN)
 
+# On 127.0.0.1 unless MAZZIERE_HOST / MAZZIERE_REST_HOST say otherwise (`mazziere serve` and the image: every address).
 run: $(RUNTIME) $(GEN)
-	$(BIN)/mazziere serve
+	MAZZIERE_HOST=$${MAZZIERE_HOST:-127.0.0.1} MAZZIERE_REST_HOST=$${MAZZIERE_REST_HOST:-127.0.0.1} \
+		$(BIN)/mazziere serve
 
 lint: setup $(BUF)
 	$(BUF) lint

@@ -224,11 +224,13 @@ def test_every_variable_is_a_known_setting_and_its_value_is_accepted(rendered: R
         GatewayConfig.load(env)  # raises ConfigError on a value the service would refuse
 
 
-def test_every_variable_is_in_the_readme_table(rendered: Rendered) -> None:
-    documented = set(re.findall(r"^\| `(MAZZIERE_[A-Z0-9_]+)` \|", (ROOT / "README.md").read_text(), re.MULTILINE))
+def test_every_variable_is_in_the_configuration_table(rendered: Rendered) -> None:
+    table = (ROOT / "docs" / "configuration.md").read_text()
+    documented = set(re.findall(r"^\| `(MAZZIERE_[A-Z0-9_]+)` \|", table, re.MULTILINE))
     for deployment, container in containers(rendered):
         missing = set(rendered.container_env(container)) - documented
-        assert not missing, f"{rendered.name}/{deployment['metadata']['name']}: not in README: {sorted(missing)}"
+        where = f"{rendered.name}/{deployment['metadata']['name']}"
+        assert not missing, f"{where}: not in docs/configuration.md: {sorted(missing)}"
 
 
 def test_the_engine_drains_within_the_termination_grace_period(rendered: Rendered) -> None:
