@@ -22,15 +22,19 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
+import msgspec
+
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import POT, Transfer, settle
 from mazziere.engine.table import Outcome, TableState
-from mazziere.engine.values import replace
 from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 
 S = TypeVar("S", bound=TableState)
 
 __all__ = ["POT", "Step"]
+
+_replace = msgspec.structs.replace
+"""msgspec's own (not :func:`engine.values.replace`, whose keywords would be gathered and spread once more)."""
 
 
 class Step(Generic[S]):
@@ -76,12 +80,13 @@ class Step(Generic[S]):
 
     def change(self, **fields: Any) -> S:
         """Change some fields of the state (by name; chips and pot move only by :meth:`pay`); return it."""
-        self.state = replace(self.state, **fields)
+        self.state = _replace(self.state, **fields)
         return self.state
 
     def outcome(self, **fields: Any) -> Outcome:
         """The new state (with these last changes, its chips and pot settled), the events and the transfers."""
+        state = _replace(self.state, **fields) if fields else self.state
         if self.transfers:
-            fields["chips"], fields["pot"] = settle(self.start.chips, self.start.pot, self.transfers)
-        state = replace(self.state, **fields) if fields else self.state
+            chips, pot = settle(self.start.chips, self.start.pot, self.transfers)
+            state = _replace(state, chips=chips, pot=pot)
         return Outcome(state, tuple(self.events), tuple(self.transfers))

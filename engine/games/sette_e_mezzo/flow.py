@@ -7,6 +7,8 @@ the end of :meth:`SetteEMezzo.play`; the state itself never changes.
 
 from __future__ import annotations
 
+import msgspec
+
 from mazziere.engine import chance
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
@@ -53,7 +55,8 @@ class Hand(Step[SetteEMezzoState]):
 
     def freeze(self) -> Outcome:
         """The new state (``Game.apply`` numbers it), the events and the transfers of this action."""
-        return self.outcome(
+        self.state = msgspec.structs.replace(
+            self.start,
             draws=self.draws,
             phase=self.phase,
             bank=self.bank,
@@ -68,6 +71,7 @@ class Hand(Step[SetteEMezzoState]):
             results=self.results,
             bank_points=self.bank_points,
         )
+        return self.outcome()
 
     # -- cards -------------------------------------------------------------------------------------
 
@@ -142,7 +146,10 @@ class Hand(Step[SetteEMezzoState]):
     def next_player(self, seat: int) -> None:
         """The next seat dealt in after ``seat``, or the bank's turn."""
         b = self.bank
-        s = next_in_play([s == b or h.status is Status.WAITING for s, h in enumerate(self.hands)], seat)
+        waiting = [h.status is Status.WAITING for h in self.hands]
+        if 0 <= b < len(waiting):
+            waiting[b] = True  # the bank's turn comes after the last player's
+        s = next_in_play(waiting, seat)
         if s is None:  # no bank among the seats: a state no legal play makes
             raise Rejected(Reason.INVALID_STATE, f"state.bank: {b} is not a seat of this {len(self.hands)}-seat table")
         if s == b:
