@@ -1,13 +1,13 @@
 """Random-simulation conformance, after OpenSpiel's RandomSimTest: one harness for every game.
 
-:func:`check_random_play` plays a table with random legal actions and checks, after every action, the
-engine's invariants: chips conserved, events carrying only their kind's fields, codec round trip with canonical
-bytes, legal actions non-empty until the game is over, unique and stably ordered, and offered to exactly the
-seats ``engine.to_act`` names; every view names the same seat in turn as ``engine.to_act``; on a sample of states (every ``every_action_stride``-th)
-**every** legal action of every acting seat applies, at the least and the greatest amount, without touching the
-state; illegal ones are rejected with the state untouched; redaction invariance; indifference to the
-process-wide ``random`` module; determinism (a replay gives the same bytes); and, every fourth action, the
-service's fast update for every viewer against a plain reference.
+:func:`check_random_play` plays a table with random legal actions and checks, after every action, the engine's
+invariants: chips conserved, events carrying only their kind's fields, codec round trip with canonical bytes, legal
+actions non-empty until the game is over, unique and stably ordered, and offered to exactly the seats
+``engine.to_act`` names; every view names the same seat in turn as ``engine.to_act``; on a sample of states (every
+``every_action_stride``-th) **every** legal action of every acting seat applies, at the least and the greatest
+amount, without touching the state; illegal ones are rejected with the state untouched; redaction invariance;
+indifference to the process-wide ``random`` module; determinism (a replay gives the same bytes); and, every fourth
+action, the service's fast update for every viewer against a plain reference.
 """
 
 from __future__ import annotations
