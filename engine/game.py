@@ -93,6 +93,8 @@ class Game(ABC, Generic[S, R]):
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
         outcome = self.play(state, action)
+        if outcome.state.seq == state.seq + 1 and outcome.state is not state:  # numbered already (engine.step)
+            return outcome
         return Outcome(replace(outcome.state, seq=state.seq + 1), outcome.events, outcome.settlement)
 
 

@@ -84,9 +84,10 @@ class Step(Generic[S]):
         return self.state
 
     def outcome(self, **fields: Any) -> Outcome:
-        """The new state (with these last changes, its chips and pot settled), the events and the transfers."""
-        state = _replace(self.state, **fields) if fields else self.state
+        """The new state (with these last changes, its chips and pot settled, its ``seq`` the next), the events
+        and the transfers."""
         if self.transfers:
-            chips, pot = settle(self.start.chips, self.start.pot, self.transfers)
-            state = _replace(state, chips=chips, pot=pot)
-        return Outcome(state, tuple(self.events), tuple(self.transfers))
+            fields["chips"], fields["pot"] = settle(self.start.chips, self.start.pot, self.transfers)
+        return Outcome(
+            _replace(self.state, seq=self.start.seq + 1, **fields), tuple(self.events), tuple(self.transfers)
+        )

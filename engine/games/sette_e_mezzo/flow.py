@@ -7,8 +7,6 @@ the end of :meth:`SetteEMezzo.play`; the state itself never changes.
 
 from __future__ import annotations
 
-import msgspec
-
 from mazziere.engine import chance
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
@@ -54,9 +52,8 @@ class Hand(Step[SetteEMezzoState]):
         self.bank_points = state.bank_points
 
     def freeze(self) -> Outcome:
-        """The new state (``Game.apply`` numbers it), the events and the transfers of this action."""
-        self.state = msgspec.structs.replace(
-            self.start,
+        """The new state, the events and the transfers of this action (:meth:`~engine.step.Step.outcome`)."""
+        return self.outcome(
             draws=self.draws,
             phase=self.phase,
             bank=self.bank,
@@ -71,7 +68,6 @@ class Hand(Step[SetteEMezzoState]):
             results=self.results,
             bank_points=self.bank_points,
         )
-        return self.outcome()
 
     # -- cards -------------------------------------------------------------------------------------
 
