@@ -1,4 +1,5 @@
-"""``mazziere serve``: run the gRPC service and the REST gateway, configured from the environment (see the README).
+"""``mazziere serve``: run the gRPC service and the REST gateway, configured from the environment
+(docs/configuration.md).
 
 ``mazziere gateway --target host:port``: the REST gateway alone, in front of a gRPC service elsewhere.
 
@@ -24,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mazziere", description="Mazziere, a stateless card-game rules service.")
     parser.add_argument("--version", action="version", version=f"mazziere {server_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="serve gRPC and REST (configured by MAZZIERE_* environment variables; see the README)")
+    sub.add_parser("serve", help="serve gRPC and REST (configured by MAZZIERE_* variables: docs/configuration.md)")
     gateway = sub.add_parser("gateway", help="serve only the REST gateway, calling the gRPC service at --target")
     gateway.add_argument(
         "--target",

@@ -1,4 +1,4 @@
-"""The server's configuration, read from environment variables (each documented in the README)."""
+"""The server's configuration, read from environment variables (each documented in docs/configuration.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The gateway's settings: the service's :class:`~services.config.Config` plus the REST fields, read the same
-way (``MAZZIERE_<FIELD>``; each documented in the README with its default)."""
+way (``MAZZIERE_<FIELD>``; each documented in docs/configuration.md with its default)."""
 
 from __future__ import annotations
 

@@ -156,9 +156,9 @@ def test_a_rotated_key_still_opens_old_tokens(running: Running) -> None:
 
 
 def test_a_caller_holding_tokens_can_peek_at_the_stock(client: Client) -> None:
-    """The documented limit of a stateless engine (README, security model): an older token still plays, so a
-    caller who holds tokens can HIT, see the card, and act otherwise on the same token. Only a host that keeps
-    the tokens itself, with a compare-and-set on seq, prevents it."""
+    """The documented limit of a stateless engine (docs/security.md, the security model): an older token still
+    plays, so a caller who holds tokens can HIT, see the card, and act otherwise on the same token. Only a host
+    that keeps the tokens itself, with a compare-and-set on seq, prevents it."""
     table = client.create("sette_e_mezzo", 2, seed=b"peek")
     client.act(table, pb.Action(seat=table.to_act[0], kind="DEAL"))
     seat = table.to_act[0]

@@ -34,7 +34,8 @@ const (
 //
 // TableService plays Italian card games without keeping anything between calls: every call carries the table
 // state, and every answer carries the new one. By default the state travels as a sealed token (encrypted and
-// authenticated by the server), and a call for a seat needs that seat's key (see the README's security model).
+// authenticated by the server), and a call for a seat needs that seat's key (docs/security.md, "The security
+// model").
 // Errors use the rich error model: google.rpc.Status with a google.rpc.ErrorInfo whose reason is an
 // ErrorReason name without its prefix and whose domain is "mazziere.v1".
 type TableServiceClient interface {
@@ -50,7 +51,7 @@ type TableServiceClient interface {
 	// returns every intermediate outcome, for audits and debugging. It issues no state tokens or seat keys.
 	Replay(ctx context.Context, in *ReplayRequest, opts ...grpc.CallOption) (*ReplayResponse, error)
 	// StreamReplay is Replay as a stream: one message per step, the creation step first, so no answer has to
-	// hold a whole table's history. It has the same limits as Replay (the README's "Limits").
+	// hold a whole table's history. It has the same limits as Replay (docs/api.md, "Limits").
 	StreamReplay(ctx context.Context, in *StreamReplayRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamReplayResponse], error)
 	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
 	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
@@ -150,7 +151,8 @@ func (c *tableServiceClient) Advise(ctx context.Context, in *AdviseRequest, opts
 //
 // TableService plays Italian card games without keeping anything between calls: every call carries the table
 // state, and every answer carries the new one. By default the state travels as a sealed token (encrypted and
-// authenticated by the server), and a call for a seat needs that seat's key (see the README's security model).
+// authenticated by the server), and a call for a seat needs that seat's key (docs/security.md, "The security
+// model").
 // Errors use the rich error model: google.rpc.Status with a google.rpc.ErrorInfo whose reason is an
 // ErrorReason name without its prefix and whose domain is "mazziere.v1".
 type TableServiceServer interface {
@@ -166,7 +168,7 @@ type TableServiceServer interface {
 	// returns every intermediate outcome, for audits and debugging. It issues no state tokens or seat keys.
 	Replay(context.Context, *ReplayRequest) (*ReplayResponse, error)
 	// StreamReplay is Replay as a stream: one message per step, the creation step first, so no answer has to
-	// hold a whole table's history. It has the same limits as Replay (the README's "Limits").
+	// hold a whole table's history. It has the same limits as Replay (docs/api.md, "Limits").
 	StreamReplay(*StreamReplayRequest, grpc.ServerStreamingServer[StreamReplayResponse]) error
 	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
 	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
