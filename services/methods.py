@@ -17,13 +17,22 @@ def act_cost(request: svc.ActRequest) -> CostClass:
 
 
 def table_methods(core: TableCore) -> list[Method]:
+    """The served handlers: those of the answers that carry the table answer them written on demand
+    (:class:`~mazziere.services.servicer.Written`), each transport taking the form it sends."""
     replay = always(CostClass.REPLAY)
     return [
         Method(SERVICE_NAME, "ListGames", core.list_games, svc.ListGamesRequest),
-        Method(SERVICE_NAME, "CreateTable", core.create_table, svc.CreateTableRequest, creates_table=True),
-        Method(SERVICE_NAME, "Act", core.act, svc.ActRequest, cost=act_cost),
-        Method(SERVICE_NAME, "GetView", core.get_view, svc.GetViewRequest),
-        Method(SERVICE_NAME, "Replay", core.replay, svc.ReplayRequest, cost=replay),
-        Method(SERVICE_NAME, "StreamReplay", core.stream_replay, svc.StreamReplayRequest, cost=replay, streaming=True),
+        Method(SERVICE_NAME, "CreateTable", core.answer_create_table, svc.CreateTableRequest, creates_table=True),
+        Method(SERVICE_NAME, "Act", core.answer_act, svc.ActRequest, cost=act_cost),
+        Method(SERVICE_NAME, "GetView", core.answer_get_view, svc.GetViewRequest),
+        Method(SERVICE_NAME, "Replay", core.answer_replay, svc.ReplayRequest, cost=replay),
+        Method(
+            SERVICE_NAME,
+            "StreamReplay",
+            core.answer_stream_replay,
+            svc.StreamReplayRequest,
+            cost=replay,
+            streaming=True,
+        ),
         Method(SERVICE_NAME, "Advise", core.advise, svc.AdviseRequest, cost=always(CostClass.ADVICE)),
     ]

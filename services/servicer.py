@@ -3,16 +3,24 @@
 :class:`TableCore` holds the logic as plain methods ``(request, call) -> response`` that raise
 :class:`~services.errors.ServiceError`; :mod:`services.server` wraps them for the thread-pool or the asyncio
 server, with logs and metrics around every call.
+
+The answers that carry the table (CreateTable, Act, GetView, Replay and its steps) are :class:`Written`: each is
+written from the engine's values once, in the form its transport sends, on the worker that ran the call. gRPC
+and Connect's proto codec take its protobuf bytes as they are (no message is built, parsed or serialized again),
+REST and Connect's JSON codec its JSON (written in one pass by :mod:`services.jsonwire`), and a caller in this
+process that reads fields its message (the bytes parsed once): the ``answer_*`` methods are the served handlers,
+the plain ones (:meth:`TableCore.act`, ...) answer messages.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from importlib import metadata
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import grpc
 from google.protobuf import struct_pb2
@@ -27,7 +35,7 @@ from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
 from mazziere.engine.visibility import Viewer, redact
-from mazziere.services import protowire
+from mazziere.services import jsonwire, protowire
 from mazziere.services.codec import to_plain, to_proto
 from mazziere.services.core import tracing
 from mazziere.services.core.call import Call
@@ -43,6 +51,10 @@ _RULES_FIELDS = pb.Rules.DESCRIPTOR.fields_by_name
 _EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR)
 _LEGAL = protowire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 _TRANSFER = protowire.writer(Transfer, pb.Transfer.DESCRIPTOR)
+_VIEW_KEYS = {name: fd.json_name for name, fd in _VIEW_FIELDS.items()}
+_EVENT_JSON = jsonwire.writer(engine.Event, pb.Event.DESCRIPTOR)
+_LEGAL_JSON = jsonwire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
+_TRANSFER_JSON = jsonwire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 MAX_ADVICE_SAMPLES = 1000
 """The most deals an ``Advise`` call may ask to sample (AdviseRequest.samples)."""
 _AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
@@ -98,7 +110,27 @@ class TableCore:
             )
         return self._games
 
+    # The answers that carry the table as messages, for a caller in this process that reads their fields (the host
+    # over its in-process backend asks the call core for the same): each written as protobuf bytes and parsed once.
+    # The served handlers are the ``answer_*`` ones below, whose answers each transport takes in its own form.
+
     def create_table(self, request: svc.CreateTableRequest, call: Call) -> svc.CreateTableResponse:
+        return self.answer_create_table(request, call).message()
+
+    def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
+        return self.answer_act(request, call).message()
+
+    def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
+        return self.answer_get_view(request, call).message()
+
+    def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
+        return self.answer_replay(request, call).message()
+
+    def stream_replay(self, request: svc.StreamReplayRequest, call: Call) -> Iterator[svc.StreamReplayResponse]:
+        for step in self.answer_stream_replay(request, call):
+            yield step.message()
+
+    def answer_create_table(self, request: svc.CreateTableRequest, call: Call) -> Written[svc.CreateTableResponse]:
         call.game = request.game
         _check_seed(request)
         seed = request.seed if request.HasField("seed") else os.urandom(32)
@@ -106,16 +138,17 @@ class TableCore:
         state: TableState = out.state
         call.table_id = state.table_id
         self._count_finished(state, out, call)
-        answer = svc.CreateTableResponse(
-            table_id=state.table_id,
-            state=self._seal(state, call),
-            seat_keys=[]
+        head = {
+            "table_id": state.table_id,
+            "state": self._seal(state, call),
+            "seat_keys": ()
             if self.trusted_mode
-            else [pb.SeatKey(seat=s, key=self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)],
-        )
-        return _with_change(answer, out, [None, *range(state.seat_count)], engine.get_game(state.game))
+            else tuple(_SeatKey(s, self.keyring.seat_key(state.table_id, s)) for s in range(state.seat_count)),
+        }
+        game = engine.get_game(state.game)
+        return TableAnswer(svc.CreateTableResponse, head, out, [None, *range(state.seat_count)], game)
 
-    def act(self, request: svc.ActRequest, call: Call) -> svc.ActResponse:
+    def answer_act(self, request: svc.ActRequest, call: Call) -> Written[svc.ActResponse]:
         with tracing.step("open"):
             state = self._open(request.state, request.table_id, call)
         call.game = state.game
@@ -144,30 +177,26 @@ class TableCore:
                 raise ServiceError(
                     grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed while the bot chose"
                 ) from None
-            answer = svc.ActResponse(action=to_proto(played, pb.Action))
+            sent: Any = played
         else:
             played = action
-            answer = svc.ActResponse(action=request.action)
+            sent = _Sent(action, request.action)
         with tracing.step("apply"):
             out = _engine(lambda: game.apply(state, played))
         new: TableState = out.state
         self._count_finished(new, out, call)
         with tracing.step("seal"):
-            answer.state = self._seal(new, call)
-        with tracing.step("update"):
-            return _with_change(answer, out, viewers, game, auto=action is None)
+            head = {"state": self._seal(new, call), "action": sent}
+        return TableAnswer(svc.ActResponse, head, out, viewers, game, auto=action is None, step="update")
 
-    def get_view(self, request: svc.GetViewRequest, call: Call) -> svc.GetViewResponse:
+    def answer_get_view(self, request: svc.GetViewRequest, call: Call) -> Written[svc.GetViewResponse]:
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
         call.table_id = state.table_id
         viewer: Viewer = request.seat if request.HasField("seat") else None
         if viewer is not None:
             self._check_seat(state, viewer, request.seat_key)
-        game = engine.get_game(state.game)
-        answer = svc.GetViewResponse(seq=state.seq, to_act=game.to_act(state), is_over=game.is_over(state))
-        answer.update.MergeFromString(_update(state, viewer, (), game=game))
-        return answer
+        return TableAnswer(svc.GetViewResponse, {}, Outcome(state), [viewer], engine.get_game(state.game))
 
     def advise(self, request: svc.AdviseRequest, call: Call) -> svc.AdviseResponse:
         """The seat's odds, from its own view only (:func:`engine.bots.advise`); needs the seat's key."""
@@ -208,15 +237,19 @@ class TableCore:
             ],
         )
 
-    def replay(self, request: svc.ReplayRequest, call: Call) -> svc.ReplayResponse:
-        return svc.ReplayResponse(steps=list(self._replay_steps(request, call)))
+    def answer_replay(self, request: svc.ReplayRequest, call: Call) -> Written[svc.ReplayResponse]:
+        return Holding(svc.ReplayResponse, "steps", list(self._replay_steps(request, call)), call)
 
-    def stream_replay(self, request: svc.StreamReplayRequest, call: Call) -> Iterator[svc.StreamReplayResponse]:
+    def answer_stream_replay(
+        self, request: svc.StreamReplayRequest, call: Call
+    ) -> Iterator[Written[svc.StreamReplayResponse]]:
         """Replay, one step per message (the request has ReplayRequest's fields)."""
         for step in self._replay_steps(request, call):
-            yield svc.StreamReplayResponse(step=step)
+            yield Holding(svc.StreamReplayResponse, "step", [step])
 
-    def _replay_steps(self, request: svc.ReplayRequest | svc.StreamReplayRequest, call: Call) -> Iterator[Any]:
+    def _replay_steps(
+        self, request: svc.ReplayRequest | svc.StreamReplayRequest, call: Call
+    ) -> Iterator[TableAnswer[svc.ReplayStep]]:
         """Every step of a replay, checked against its limits before any work; the deadline between steps."""
         create = request.create
         call.game = create.game
@@ -245,7 +278,7 @@ class TableCore:
             action = _action(msg, f"actions[{i}]")
             state = out.state
             out = _engine(lambda state=state, action=action: engine.apply(state, action), step=str(i))  # type: ignore[misc]
-            yield _step(out, msg)
+            yield _step(out, _Sent(action, msg))
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -443,39 +476,270 @@ def _update(
     return b"".join(parts)
 
 
-def _step(out: Outcome, action: pb.Action | None) -> svc.ReplayStep:
+def _update_json(
+    state: TableState, viewer: Viewer, events: tuple[engine.Event, ...], *, auto: bool, game: Game[Any, Any]
+) -> dict[str, Any]:
+    """:func:`_update`'s ``SeatUpdate`` as its JSON object, written by :mod:`services.jsonwire` in one pass."""
+    view = redact(game.view(state, viewer), viewer)
+    kind: Any = type(view)
+    data: dict[str, Any] = {} if viewer is None else {"seat": viewer}
+    data["view"] = {_VIEW_KEYS[state.game]: jsonwire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)}
+    seen = [_EVENT_JSON(event) for event in redact_events(events, viewer)]
+    if seen:
+        data["events"] = [_auto_json(e) for e in seen] if auto else seen
+    if viewer is not None and (legal := [_LEGAL_JSON(entry) for entry in game.legal_actions(state, viewer)]):
+        data["legalActions"] = legal
+    return data
+
+
+_EVENT_KEYS = {fd.json_name: fd.number for fd in pb.Event.DESCRIPTOR.fields}
+_AUTO_KEY = pb.Event.DESCRIPTOR.fields_by_name["auto"].json_name
+_AUTO_LAST = max(_EVENT_KEYS.values()) == _EVENT_KEYS[_AUTO_KEY]
+
+
+def _auto_json(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's object with ``auto: true``, in its field-number place (:data:`_AUTO` for the JSON)."""
+    event[_AUTO_KEY] = True  # each event's object is its own: the writer makes a new one every time
+    if _AUTO_LAST:
+        return event
+    return dict(sorted(event.items(), key=lambda item: _EVENT_KEYS[item[0]]))
+
+
+def _step(out: Outcome, sent: _Sent | None) -> TableAnswer[svc.ReplayStep]:
     game = engine.get_game(out.state.game)
-    return _with_change(svc.ReplayStep(action=action), out, [None, *range(out.state.seat_count)], game)
+    head = {} if sent is None else {"action": sent}
+    return TableAnswer(svc.ReplayStep, head, out, [None, *range(out.state.seat_count)], game)
 
 
 M = TypeVar("M", bound=Message)
 
 
-def _with_change(answer: M, out: Outcome, viewers: Sequence[Viewer], game: Game[Any, Any], *, auto: bool = False) -> M:
-    """``answer`` with the fields every answer to a change shares: ``seq``, ``settlement``, the viewers'
-    ``updates``, ``to_act`` and ``is_over``, written as bytes and parsed into it in one pass (``auto``: the
-    change is an auto-played move)."""
-    tags = _change_tags(answer.DESCRIPTOR)
-    state: TableState = out.state
-    parts = [tags["seq"] + protowire.varint(state.seq)] if state.seq else []
-    parts += [protowire.length_delimited(tags["settlement"], _TRANSFER(t)) for t in out.settlement]
-    updates = (_update(state, v, out.events, auto=auto, game=game) for v in viewers)
-    parts += [protowire.length_delimited(tags["updates"], update) for update in updates]
-    if to_act := game.to_act(state):
-        parts.append(protowire.length_delimited(tags["to_act"], b"".join(map(protowire.varint, to_act))))
-    if game.is_over(state):
-        parts.append(tags["is_over"] + b"\x01")
-    answer.MergeFromString(b"".join(parts))
-    return answer
+class Written(Generic[M]):
+    """An answer written from the engine's values, once and in the form its transport asks for: the call core
+    asks on the worker that ran the call (:meth:`~services.core.dispatch.Dispatcher.unary`'s ``wire`` and
+    ``encode``), so no transport parses or serializes it again.
+
+    :meth:`SerializeToString` (and :meth:`ByteSize`) are the message's protobuf bytes (and their length), which
+    grpcio and Connect's proto codec send as they are; :meth:`json` is its protobuf JSON, as ``json_format``
+    prints the message (REST, Connect's JSON codec); :meth:`message` is the message itself, the bytes parsed once,
+    for a caller in this process that reads its fields.
+    """
+
+    __slots__ = ("_wire", "response")
+
+    def __init__(self, response: type[M]) -> None:
+        self.response = response
+        self._wire: bytes | None = None
+
+    def SerializeToString(self) -> bytes:
+        """The protobuf bytes (written on first use, then kept)."""
+        if self._wire is None:
+            self._wire = self._write()
+        return self._wire
+
+    def ByteSize(self) -> int:
+        return len(self.SerializeToString())
+
+    def json(self) -> bytes:
+        """The compact UTF-8 protobuf JSON (as the gateway prints ``json_format.MessageToDict`` of the message)."""
+        return jsonwire.encode(self.data())
+
+    def message(self) -> M:
+        return self.response.FromString(self.SerializeToString())
+
+    def data(self) -> dict[str, Any]:
+        """The JSON object (``json_format.MessageToDict`` of the message)."""
+        raise NotImplementedError
+
+    def _write(self) -> bytes:
+        raise NotImplementedError
+
+
+class _SeatKey(NamedTuple):
+    """A ``SeatKey`` of a CreateTable answer, written as engine values are."""
+
+    seat: int
+    key: str
+
+
+class _Sent(NamedTuple):
+    """The request's action sent back in the answer: its own bytes for protobuf, as the engine read it for JSON
+    (the same JSON: a card's notation reads back as itself, and JSON carries no unknown fields)."""
+
+    action: engine.Action
+    message: pb.Action
+
+
+class TableAnswer(Written[M]):
+    """An answer that carries the table (CreateTable's, Act's, GetView's, a replay's step): its own fields in
+    ``head`` (the table's id, the token, the seat keys, the action played: by field name) and the table's after
+    ``out``: ``seq``, ``settlement``, each viewer's update (``updates``, or GetView's ``update``), ``to_act``,
+    ``is_over``; every field in number order. ``auto``: the change is an auto-played move (each event gets
+    ``auto = true``); ``step``: the tracing step the writing is."""
+
+    __slots__ = ("auto", "game", "head", "out", "step", "viewers")
+
+    def __init__(
+        self,
+        response: type[M],
+        head: dict[str, Any],
+        out: Outcome,
+        viewers: Sequence[Viewer],
+        game: Game[Any, Any],
+        *,
+        auto: bool = False,
+        step: str | None = None,
+    ) -> None:
+        super().__init__(response)
+        self.head = head
+        self.out = out
+        self.viewers = viewers
+        self.game = game
+        self.auto = auto
+        self.step = step
+
+    def _write(self) -> bytes:
+        if self.step is None:
+            return self._bytes()
+        with tracing.step(self.step):
+            return self._bytes()
+
+    def data(self) -> dict[str, Any]:
+        if self.step is None:
+            return self._json()
+        with tracing.step(self.step):
+            return self._json()
+
+    def _bytes(self) -> bytes:
+        out, game, head = self.out, self.game, self.head
+        state: TableState = out.state
+        parts: list[bytes] = []
+        for name, _key, tag, fd in _fields(self.response.DESCRIPTOR):
+            if name in head:
+                parts += _head_bytes(tag, fd, head[name])
+            elif name == "seq":
+                if state.seq:
+                    parts.append(tag + protowire.varint(state.seq))
+            elif name == "settlement":
+                parts += [protowire.length_delimited(tag, _TRANSFER(t)) for t in out.settlement]
+            elif name in ("updates", "update"):
+                updates = (_update(state, v, out.events, auto=self.auto, game=game) for v in self.viewers)
+                parts += [protowire.length_delimited(tag, update) for update in updates]
+            elif name == "to_act":
+                if to_act := game.to_act(state):
+                    parts.append(protowire.length_delimited(tag, b"".join(map(protowire.varint, to_act))))
+            elif name == "is_over" and game.is_over(state):
+                parts.append(tag + b"\x01")
+        return b"".join(parts)
+
+    def _json(self) -> dict[str, Any]:
+        out, game, head = self.out, self.game, self.head
+        state: TableState = out.state
+        data: dict[str, Any] = {}
+        for name, key, _tag, fd in _fields(self.response.DESCRIPTOR):
+            if name in head:
+                value = _head_json(fd, head[name])
+                if value is not None:
+                    data[key] = value
+            elif name == "seq":
+                if state.seq:
+                    data[key] = str(state.seq)
+            elif name == "settlement":
+                if out.settlement:
+                    data[key] = [_TRANSFER_JSON(t) for t in out.settlement]
+            elif name == "updates":
+                if updates := [_update_json(state, v, out.events, auto=self.auto, game=game) for v in self.viewers]:
+                    data[key] = updates
+            elif name == "update":
+                data[key] = _update_json(state, self.viewers[0], out.events, auto=self.auto, game=game)
+            elif name == "to_act":
+                if to_act := game.to_act(state):
+                    data[key] = list(to_act)
+            elif name == "is_over" and game.is_over(state):
+                data[key] = True
+        return data
+
+
+class Holding(Written[M]):
+    """An answer whose one field holds other written answers: Replay's ``steps``, StreamReplay's ``step``. With
+    ``call``, the deadline is checked before each is written (a long replay stops where its time runs out)."""
+
+    __slots__ = ("call", "field", "items")
+
+    def __init__(self, response: type[M], field: str, items: Sequence[Written[Any]], call: Call | None = None) -> None:
+        super().__init__(response)
+        self.field = field
+        self.items = items
+        self.call = call
+
+    def _each(self) -> Iterator[Written[Any]]:
+        for item in self.items:
+            if self.call is not None:
+                _check_deadline(self.call)
+            yield item
+
+    def _write(self) -> bytes:
+        tag = _field(self.response.DESCRIPTOR, self.field)[2]
+        return b"".join([protowire.length_delimited(tag, item._write()) for item in self._each()])
+
+    def data(self) -> dict[str, Any]:
+        _name, key, _tag, fd = _field(self.response.DESCRIPTOR, self.field)
+        items = [item.data() for item in self._each()]
+        if not items:
+            return {}
+        return {key: items if fd.is_repeated else items[0]}
+
+
+_Field = tuple[str, str, bytes, Any]
 
 
 @cache
-def _change_tags(desc: Any) -> dict[str, bytes]:
-    fields = desc.fields_by_name
-    return {
-        name: protowire.tag(fields[name].number, 0 if name in ("seq", "is_over") else 2)
-        for name in ("seq", "settlement", "updates", "to_act", "is_over")
-    }
+def _fields(desc: Any) -> tuple[_Field, ...]:
+    """(name, JSON name, tag, descriptor) of every field of a message, in number order."""
+    return tuple(_field(desc, fd.name) for fd in sorted(desc.fields, key=lambda fd: fd.number))
+
+
+@cache
+def _field(desc: Any, name: str) -> _Field:
+    fd = desc.fields_by_name[name]
+    scalar = fd.type in (fd.TYPE_INT64, fd.TYPE_INT32, fd.TYPE_BOOL, fd.TYPE_ENUM) and not fd.is_repeated
+    return name, fd.json_name, protowire.tag(fd.number, 0 if scalar else 2), fd
+
+
+def _head_bytes(tag: bytes, fd: Any, value: Any) -> list[bytes]:
+    """The protobuf bytes of one field of an answer's ``head``: a token, a text, the action sent back, or engine
+    values (one, or a tuple for a repeated field)."""
+    if type(value) is bytes:
+        return [protowire.length_delimited(tag, value)] if value else []
+    if type(value) is str:
+        return [protowire.length_delimited(tag, value.encode())] if value else []
+    if type(value) is _Sent:
+        return [protowire.length_delimited(tag, value.message.SerializeToString())]
+    items = value if type(value) is tuple else (value,)
+    return [protowire.length_delimited(tag, _proto_of(item, fd.message_type)) for item in items]
+
+
+def _head_json(fd: Any, value: Any) -> Any:
+    """The JSON of one field of an answer's ``head`` (None: left out), as :func:`_head_bytes` writes it."""
+    if type(value) is bytes:
+        return base64.b64encode(value).decode("ascii") if value else None
+    if type(value) is str:
+        return value or None
+    if type(value) is _Sent:
+        value = value.action
+    if type(value) is tuple:
+        return [_json_of(item, fd.message_type) for item in value] or None
+    return _json_of(value, fd.message_type)
+
+
+def _proto_of(value: Any, desc: Any) -> bytes:
+    kind: Any = type(value)
+    return protowire.writer(kind, desc)(value)
+
+
+def _json_of(value: Any, desc: Any) -> Any:
+    kind: Any = type(value)
+    return jsonwire.writer(kind, desc)(value)
 
 
 def _game_info(game: Any) -> pb.GameInfo:

@@ -30,6 +30,10 @@ from mazziere.services.errors import ServiceError, ServiceReason
 
 Handler = Callable[[Any, Call], Any]
 Write = Callable[[Any], Awaitable[None]]
+Encode = Callable[[Any], Any]
+"""How a transport takes an answer other than as protobuf bytes (its JSON, a message), made on the worker that
+ran the call. A handler's answer may be a message or an answer written on demand
+(:class:`~mazziere.services.servicer.Written`), which is written here, once, in the form asked for."""
 
 
 def always(cost: CostClass) -> Callable[[Any], CostClass]:
@@ -112,9 +116,17 @@ class Dispatcher:
     # -- the interface --------------------------------------------------------------------------------
 
     async def unary(
-        self, method: Method, request: bytes | Message, call: Call, timeout: float | None, *, wire: bool = False
+        self,
+        method: Method,
+        request: bytes | Message,
+        call: Call,
+        timeout: float | None,
+        *,
+        wire: bool = False,
+        encode: Encode | None = None,
     ) -> Any:
-        """One call: the response (its bytes if ``wire``, where ``request`` is bytes too), or a ServiceError."""
+        """One call: the response (its protobuf bytes if ``wire``, where ``request`` is bytes too; else
+        ``encode`` of it, if given), or a ServiceError."""
         start = self.observer.start(method.kind, method.service, method.name)
         rid = request_id(call.metadata)
         span = tracing.begin(method.service, method.name, call.metadata, rid)
@@ -123,10 +135,10 @@ class Dispatcher:
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
             if cost in ON_LOOP:
-                response = await self._on_loop(method, message, call, ticket, wire)
+                response = await self._on_loop(method, message, call, ticket, wire, encode)
             else:
                 answer = self._answer if span is None else span.carry(self._answer)
-                future = self._submit(cost, ticket, answer, method, message, call, cost, wire)
+                future = self._submit(cost, ticket, answer, method, message, call, cost, wire, encode)
                 response = await self._wait(future, limits)
             for answered in call.on_answered:
                 answered()
@@ -156,9 +168,10 @@ class Dispatcher:
         write: Write,
         *,
         wire: bool = False,
+        encode: Encode | None = None,
     ) -> None:
-        """One server-streaming call: each response to ``write`` (awaited, within the write limit), or a
-        ServiceError before or between them; :class:`Stalled` if the reader stopped reading."""
+        """One server-streaming call: each response to ``write`` (awaited, within the write limit; as ``unary``
+        answers it), or a ServiceError before or between them; :class:`Stalled` if the reader stopped reading."""
         start = self.observer.start(method.kind, method.service, method.name)
         rid = request_id(call.metadata)
         span = tracing.begin(method.service, method.name, call.metadata, rid)
@@ -173,7 +186,7 @@ class Dispatcher:
                 answers = method.handler(message, call)
                 try:
                     async for answer in answers:
-                        await self._write(write, answer.SerializeToString() if wire else answer)
+                        await self._write(write, _written(answer, wire, encode))
                 finally:
                     await answers.aclose()
                 return
@@ -182,7 +195,7 @@ class Dispatcher:
             steps = iter(method.handler(message, call))
             while True:
                 work = self._next if span is None else span.carry(self._next)
-                step = pool.submit(ticket.queued(work), steps, wire)  # queued until a worker takes the step
+                step = pool.submit(ticket.queued(work), steps, wire, encode)  # queued until a worker takes the step
                 item = await self._wait(step, limits)
                 step = None
                 if item is _DONE:
@@ -222,13 +235,16 @@ class Dispatcher:
         except TimeoutError:
             raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
 
-    async def _on_loop(self, method: Method, message: Any, call: Call, ticket: Ticket, wire: bool) -> Any:
+    async def _on_loop(
+        self, method: Method, message: Any, call: Call, ticket: Ticket, wire: bool, encode: Encode | None
+    ) -> Any:
         """A coroutine handler, awaited here; its place is given back when it ends."""
         try:
             response = await method.handler(message, call)
         finally:
             ticket.release()
-        return self._check_size(response.SerializeToString()) if wire else response
+        answer = _written(response, wire, encode)
+        return self._check_size(answer) if wire else answer
 
     def close(self) -> None:
         """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
@@ -282,23 +298,28 @@ class Dispatcher:
         finally:
             self._waiting.discard(waiter)
 
-    def _answer(self, method: Method, message: Any, call: Call, cost: CostClass, wire: bool) -> Any:
-        """On a worker: the handler's answer, serialized if ``wire``, checked against the size limit."""
+    def _answer(
+        self, method: Method, message: Any, call: Call, cost: CostClass, wire: bool, encode: Encode | None
+    ) -> Any:
+        """On a worker: the handler's answer, written as protobuf bytes if ``wire`` (else as ``encode`` says),
+        checked against the size limit (its protobuf size: every answer on the wire, the budgeted ones else)."""
         self._check_open()
         _check_deadline(call)
         response = method.handler(message, call)
+        answer = _written(response, wire, encode)
         _check_deadline(call)
         if wire:
-            return self._check_size(response.SerializeToString())
+            return self._check_size(answer)
         if cost in BUDGETED:
             self._check_size(response.ByteSize())
-        return response
+        return answer
 
-    def _next(self, steps: Iterator[Any], wire: bool) -> Any:
+    def _next(self, steps: Iterator[Any], wire: bool, encode: Encode | None) -> Any:
         item: Any = next(steps, _DONE)
-        if wire and item is not _DONE:
-            return self._check_size(item.SerializeToString())
-        return item
+        if item is _DONE:
+            return item
+        answer = _written(item, wire, encode)
+        return self._check_size(answer) if wire else answer
 
     def _end_stream(self, ticket: Ticket | None, steps: Iterator[Any] | None, step: futures.Future[Any] | None) -> None:
         """Close the steps once the one in hand (if any) is over, then give the place back."""
@@ -370,6 +391,14 @@ class _Limits:
             f"the call ran over the server's limit of {limit} s; ask for less work at a time",
             limit_seconds=limit,
         )
+
+
+def _written(response: Any, wire: bool, encode: Encode | None) -> Any:
+    """A handler's answer in the form the transport takes: its protobuf bytes (a message's serialized, a written
+    answer's as written), ``encode`` of it, or itself."""
+    if wire:
+        return response.SerializeToString()
+    return response if encode is None else encode(response)
 
 
 def _parse(method: Method, body: bytes) -> Any:

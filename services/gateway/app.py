@@ -165,8 +165,8 @@ def _endpoint(
         call = http_call(request)
         if route.streaming:
             return _stream(backend, rpc, message, call)
-        answer = await backend.call(rpc, message, call)
-        return Response(protojson.to_json(answer), media_type=_JSON)
+        answer: bytes = await backend.call(rpc, message, call, encode=protojson.to_json)  # written on the worker
+        return Response(answer, media_type=_JSON)
 
     endpoint.__name__ = rpc
     return endpoint
@@ -180,10 +180,10 @@ def _stream(backend: Backend, rpc: str, message: ProtoMessage, call: Call) -> Re
     one after it is a last line holding the error envelope, since the status has been sent."""
 
     async def produce(write: Chunks) -> None:
-        async def line(item: ProtoMessage) -> None:
-            await write(protojson.to_json(item) + b"\n")
+        async def line(item: bytes) -> None:
+            await write(item + b"\n")
 
-        await backend.stream(rpc, message, call, None, line)
+        await backend.stream(rpc, message, call, None, line, encode=protojson.to_json)
 
     def last(error: GatewayError | None, started: bool) -> bytes | Response:
         if error is None:

@@ -1,10 +1,13 @@
 """How the gateway reaches TableService: in the same process, or over a gRPC channel.
 
 Both take the request message, its :class:`~mazziere.services.core.call.Call` (the request's metadata) and a
-deadline, and return the response message or raise :class:`~services.gateway.errors.GatewayError` built from the
+deadline, and return the response message (or, given ``encode``, the answer in the form the HTTP caller takes:
+its JSON, its protobuf bytes) or raise :class:`~services.gateway.errors.GatewayError` built from the
 ``google.rpc.Status`` the service sent. The in-process backend calls the very core the gRPC port calls
 (:class:`~mazziere.services.core.dispatch.Dispatcher`: admission, workers, logs and metrics), so the transports
-cannot answer differently.
+cannot answer differently; its answers are written in that form on the worker that ran the call, straight from
+the engine's values (:class:`~mazziere.services.servicer.Written`), and a message is parsed only for a caller
+that asks for one (the host).
 """
 
 from __future__ import annotations
@@ -23,14 +26,16 @@ from starlette.requests import Request
 
 from mazziere.services.core import tracing
 from mazziere.services.core.call import Call
-from mazziere.services.core.dispatch import Dispatcher, Method, Stalled
+from mazziere.services.core.dispatch import Dispatcher, Encode, Method, Stalled
 from mazziere.services.errors import STATUS_DETAILS_KEY, ServiceError
 from mazziere.services.gateway.errors import GatewayError
 from mazziere.services.gateway.routes import SERVICE
 from mazziere.services.methods import SERVICE_NAME
+from mazziere.services.servicer import Written
 
-Write = Callable[[Message], Awaitable[None]]
-"""Writes one answer of a stream to the HTTP caller; it must make progress within the stream write limit."""
+Write = Callable[[Any], Awaitable[None]]
+"""Writes one answer of a stream to the HTTP caller (a message, or ``encode`` of it); it must make progress within
+the stream write limit."""
 FORWARDED = frozenset({"x-request-id", "authorization", *tracing.PROPAGATED})
 """The request headers a gateway passes on to the service over gRPC (its own metadata, not the whole request); a
 span current here (the host's call, when tracing) is the parent in place of the caller's ``traceparent``."""
@@ -43,14 +48,32 @@ def http_call(request: Request) -> Call:
     return Call(metadata=(("x-request-id", rid), *headers))
 
 
+def as_message(answer: Any) -> Any:
+    """A handler's answer as its message: a written answer's bytes parsed (once), a message as it is."""
+    return answer.message() if isinstance(answer, Written) else answer
+
+
 class Backend(Protocol):
-    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
-        """One unary call. ``timeout``: the caller's own deadline (seconds), if shorter than the gateway's."""
+    async def call(
+        self, rpc: str, request: Message, call: Call, timeout: float | None = None, *, encode: Encode | None = None
+    ) -> Any:
+        """One unary call: the response message, or ``encode`` of it. ``timeout``: the caller's own deadline
+        (seconds), if shorter than the gateway's."""
         ...
 
-    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
-        """A server-streaming call: each answer to ``write``; a refusal (before or between them) raises
-        GatewayError, a reader that stops reading :class:`~mazziere.services.core.dispatch.Stalled`."""
+    async def stream(
+        self,
+        rpc: str,
+        request: Message,
+        call: Call,
+        timeout: float | None,
+        write: Write,
+        *,
+        encode: Encode | None = None,
+    ) -> None:
+        """A server-streaming call: each answer to ``write`` (``encode`` of it, if given); a refusal (before or
+        between them) raises GatewayError, a reader that stops reading
+        :class:`~mazziere.services.core.dispatch.Stalled`."""
         ...
 
     async def ready(self) -> bool: ...
@@ -91,18 +114,29 @@ class InProcessBackend:
             raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not served here")
         return method
 
-    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
+    async def call(
+        self, rpc: str, request: Message, call: Call, timeout: float | None = None, *, encode: Encode | None = None
+    ) -> Any:
+        """The answer written on the worker: ``encode`` of it, or its message."""
+        method, deadline = self._method(rpc), _shorter(self.timeout, timeout)
         try:
-            answer: Message = await self.dispatcher.unary(
-                self._method(rpc), request, call, _shorter(self.timeout, timeout)
-            )
+            return await self.dispatcher.unary(method, request, call, deadline, encode=encode or as_message)
         except ServiceError as exc:
             raise GatewayError.from_status(exc.status()) from None
-        return answer
 
-    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
+    async def stream(
+        self,
+        rpc: str,
+        request: Message,
+        call: Call,
+        timeout: float | None,
+        write: Write,
+        *,
+        encode: Encode | None = None,
+    ) -> None:
+        method, deadline = self._method(rpc), _shorter(self.timeout, timeout)
         try:
-            await self.dispatcher.stream(self._method(rpc), request, call, _shorter(self.timeout, timeout), write)
+            await self.dispatcher.stream(method, request, call, deadline, write, encode=encode or as_message)
         except ServiceError as exc:
             raise GatewayError.from_status(exc.status()) from None
 
@@ -175,7 +209,10 @@ class ChannelBackend:
         self._health = health_pb2_grpc.HealthStub(channel)
         self._channel = channel
 
-    async def call(self, rpc: str, request: Message, call: Call, timeout: float | None = None) -> Message:
+    async def call(
+        self, rpc: str, request: Message, call: Call, timeout: float | None = None, *, encode: Encode | None = None
+    ) -> Any:
+        """The message the channel parsed (the bytes came from another process), or ``encode`` of it."""
         if self._channel is None:
             self._open()
         try:
@@ -184,16 +221,25 @@ class ChannelBackend:
             )
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
-        return response
+        return response if encode is None else encode(response)
 
-    async def stream(self, rpc: str, request: Message, call: Call, timeout: float | None, write: Write) -> None:
+    async def stream(
+        self,
+        rpc: str,
+        request: Message,
+        call: Call,
+        timeout: float | None,
+        write: Write,
+        *,
+        encode: Encode | None = None,
+    ) -> None:
         if self._channel is None:
             self._open()
         answers = self._streams[rpc](request, metadata=_forwarded(call), timeout=_shorter(self.timeout, timeout))
         try:
             async for item in answers:
                 try:
-                    await asyncio.wait_for(write(item), self.write_seconds)
+                    await asyncio.wait_for(write(item if encode is None else encode(item)), self.write_seconds)
                 except TimeoutError:
                     raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
         except grpc.aio.AioRpcError as exc:

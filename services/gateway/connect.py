@@ -101,7 +101,8 @@ def rpcs(service: ServiceDescriptor = SERVICE) -> list[Rpc]:
 class Codec:
     name: str
     decode: Callable[[bytes, type[Message]], Message]
-    encode: Callable[[Message], bytes]
+    encode: Callable[[Any], bytes]
+    """A message, or an answer written on demand (:class:`~mazziere.services.servicer.Written`), as the body."""
 
 
 def _decode_proto(body: bytes, cls: type[Message]) -> Message:
@@ -414,10 +415,14 @@ def _endpoint(
         media = protocol.prefix + codec.name
         if rpc.streaming:
             return _stream(
-                protocol, codec, media, call, lambda write: backend.stream(rpc.name, message, call, timeout, write)
+                protocol,
+                codec,
+                media,
+                call,
+                lambda write: backend.stream(rpc.name, message, call, timeout, write, encode=codec.encode),
             )
         try:
-            answer = codec.encode(await backend.call(rpc.name, message, call, timeout))
+            answer: bytes = await backend.call(rpc.name, message, call, timeout, encode=codec.encode)
         except GatewayError as exc:
             return _error_response(protocol, codec, exc, call=call)
         if protocol is CONNECT_UNARY:
@@ -436,8 +441,8 @@ def _stream(
     call's headers are the answer's, its trailers go in the last envelope."""
 
     async def produce(write: Chunks) -> None:
-        async def envelope(item: Message) -> None:
-            await write(_envelope(0, codec.encode(item)))
+        async def envelope(item: bytes) -> None:  # encoded by the backend, on the worker when in process
+            await write(_envelope(0, item))
 
         await run(envelope)
 

@@ -33,6 +33,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 
+from mazziere.services.servicer import Written
+
 M = TypeVar("M", bound=Message)
 Convert = Callable[[Any], Any]
 
@@ -209,13 +211,16 @@ def to_dict(msg: Message) -> dict[str, Any]:
     return _printer(msg.DESCRIPTOR)(msg)  # type: ignore[no-any-return]
 
 
-def to_json(msg: Message) -> bytes:
-    """The compact UTF-8 JSON of ``msg``.
+def to_json(msg: Message | Written[Any]) -> bytes:
+    """The compact UTF-8 JSON of ``msg``: a message, or an answer written from the engine's values, whose JSON is
+    written in one pass (:meth:`~mazziere.services.servicer.Written.json`: the same bytes).
 
     msgspec writes it (in C, the same bytes as ``json.dumps(..., ensure_ascii=False)`` for strings, integers and
     booleans); a message that may hold floats (well-known types such as ``google.protobuf.Value``) goes through
     ``json.dumps``, whose float spelling (``1e+300``) is the one ``json_format`` gives.
     """
+    if isinstance(msg, Written):
+        return msg.json()
     data = _printer(msg.DESCRIPTOR)(msg)
     if _holds_well_known(msg.DESCRIPTOR):
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()

@@ -25,6 +25,7 @@ from grpc_health.v1 import health_pb2
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from mazziere.services.core.call import Call
+from mazziere.services.core.dispatch import Encode
 from mazziere.services.gateway.app import create_app
 from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend, Write
 from mazziere.services.gateway.config import GatewayConfig
@@ -254,11 +255,15 @@ class _Draining:
         self.backend = backend
         self.draining = False
 
-    async def call(self, rpc: str, request: Any, call: Call, timeout: float | None = None) -> Any:
-        return await self.backend.call(rpc, request, call, timeout)
+    async def call(
+        self, rpc: str, request: Any, call: Call, timeout: float | None = None, *, encode: Encode | None = None
+    ) -> Any:
+        return await self.backend.call(rpc, request, call, timeout, encode=encode)
 
-    async def stream(self, rpc: str, request: Any, call: Call, timeout: float | None, write: Write) -> None:
-        await self.backend.stream(rpc, request, call, timeout, write)
+    async def stream(
+        self, rpc: str, request: Any, call: Call, timeout: float | None, write: Write, *, encode: Encode | None = None
+    ) -> None:
+        await self.backend.stream(rpc, request, call, timeout, write, encode=encode)
 
     async def ready(self) -> bool:
         return not self.draining and await self.backend.ready()
