@@ -169,7 +169,9 @@ def _stream(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
 
 
 def generic_handlers(dispatcher: Dispatcher, methods: Sequence[Method]) -> list[grpc.GenericRpcHandler]:
-    """The handlers of ``methods``, which take and return bytes (parsing happens in the core)."""
+    """The handlers of ``methods``, which take and return bytes: parsing happens in the core, and the answer is the
+    protobuf bytes the core made (a written answer's as written, never parsed and serialized again), handed to
+    grpcio as the serialized answer (no response serializer: bytes pass through)."""
     by_service: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for m in methods:
         handler: grpc.RpcMethodHandler[Any, Any] = (

@@ -13,8 +13,11 @@ always encodable as UTF-8 (it may quote the caller's text, lone surrogates inclu
 Writing uses a printer planned once per message descriptor: it walks ``ListFields()`` as
 ``json_format.MessageToDict`` does (camelCase names, defaults omitted, 64-bit integers as strings, enums by name,
 bytes in base64) and hands well-known types (``google.protobuf.Value``, ``Struct``, ``Any``, ...) to
-``json_format`` itself; msgspec writes the JSON text. It is several times faster than ``json_format`` on the
-engine's answers; the tests compare the two, byte for byte, on every answer of whole games.
+``json_format`` itself; msgspec writes the JSON text. It is several times faster than ``json_format``; the tests
+compare the two, byte for byte, on every answer of whole games. It prints the messages a handler builds (ListGames,
+Advise, the host's) and those a channel parsed; the answers that carry the table, written from the engine's values
+(:class:`~mazziere.services.servicer.Written`), come with their own JSON (:mod:`services.jsonwire`: one pass, no
+message), which :func:`to_json` takes as it is.
 """
 
 from __future__ import annotations
