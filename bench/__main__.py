@@ -1,19 +1,22 @@
-"""``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS.
+"""``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS, then a summary.
 
-The in-process ones always run (engine beside RLCard, an Act step by step, the round trip beside PokerKit, bot
-advice, memory over a long run), and so do the hostile callers' one and the host under load (their own servers and
-clients, no tool); the other server ones run when their load tools are installed (h2load for gRPC, wrk for REST).
+The in-process ones always run (the engine beside RLCard and OpenSpiel, random play through the learning
+environments, an Act step by step, the round trip beside PokerKit, bot advice, memory over a long run), and so do
+the hostile callers' one and the host under load (their own servers and clients, no tool); the other server ones
+run when their load tools are installed (h2load for gRPC, wrk for REST). The run ends with one table of every goal
+(:func:`bench.goals.summary`): the headline rows first, a bench that did not run marked ``not run``.
 """
 
 import shutil
 
-from bench import act, advise, engine, host_load, hostile, memory, roundtrip
+from bench import act, advise, engine, goals, host_load, hostile, memory, rl, roundtrip
 
 for name, run in (
-    ("engine", engine.main),
-    ("act", lambda: act.main([])),
-    ("round trip", roundtrip.main),
-    ("bot advice", advise.main),
+    ("engine (bench.engine)", engine.main),
+    ("learning environments (bench.rl)", rl.main),
+    ("act (bench.act)", lambda: act.main([])),
+    ("round trip (bench.roundtrip)", roundtrip.main),
+    ("bot advice (bench.advise)", advise.main),
 ):
     print(f"\n== {name}")
     run()
@@ -37,3 +40,5 @@ print("\n== hostile callers (bench.hostile)")
 hostile.main([])
 print("\n== the host under load (bench.host_load)")
 host_load.main([])
+print("\n== summary: every goal of this run")
+print(goals.summary())

@@ -23,7 +23,7 @@ from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.sealing import Keyring
 from mazziere.services.servicer import TableCore, _action, _update
 
-GOAL_US = 60.0
+GOAL_US = 40.0
 """The goal: a whole ``TableCore.act`` (memo miss, sealed token) in at most this many microseconds."""
 
 

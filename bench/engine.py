@@ -1,8 +1,12 @@
-"""In-process engine throughput under random legal play, measured side by side with RLCard's blackjack.
+"""In-process engine throughput under random legal play, side by side with RLCard's and OpenSpiel's blackjack.
 
 Run: ``make bench`` (or ``.venv/bin/python -m bench.engine``). Rounds alternate between the systems so that
-noise on a shared machine hits both; each round is timed in CPU seconds of this process, and the median round of
-each is reported, with the ratio of actions per second.
+noise on a shared machine hits all of them; each round is timed in CPU seconds of this process, and the median
+round of each is reported, with the ratios of decisions per second.
+
+A *decision* is a player's move. Every engine action is one (the bank's DEAL too); RLCard's blackjack environment
+counts its steps; OpenSpiel's blackjack (C++ behind ``pyspiel``) counts its player nodes: its chance nodes (the
+cards dealt) are sampled and applied in the same loop, so their time counts, but they are not decisions.
 """
 
 from __future__ import annotations
@@ -13,14 +17,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.goals import verdict
+from bench.goals import note, verdict
 from mazziere import engine
 from mazziere.engine.table import Action, Seat
 
+RLCARD = "rlcard blackjack"
+OPENSPIEL = "openspiel blackjack (C++)"
+OPENSPIEL_WEIGHTED = "openspiel blackjack, by chance_outcomes()"
+SETTE = "sette e mezzo CLASSICO, 6 seats"
+TRENTUNO = "trentuno CLASSICO, 6 seats"
 ROUND_SECONDS = 1.0
 ROUNDS = 11
-GOAL = 5.0
+GOAL = 8.0
 """Sette e mezzo CLASSICO (6 seats) random play: at least this many times RLCard blackjack's actions per second."""
+GOAL_OPENSPIEL = 2.0
+"""Sette e mezzo CLASSICO (6 seats) random play: at least this many times OpenSpiel blackjack's decisions/s."""
+GOAL_OPENSPIEL_TRENTUNO = 1.0
+"""Trentuno CLASSICO (6 seats) random play: at least OpenSpiel blackjack's decisions per second."""
 
 
 @dataclass
@@ -83,10 +96,48 @@ def rlcard_blackjack(seconds: float) -> Tally:
     return tally
 
 
-def median_rates(players: dict[str, Callable[[float], Tally]]) -> dict[str, tuple[float, float, float]]:
-    """Interleaved rounds timed in CPU seconds; for each player the median round's (actions/s, hands/s, games/s)."""
+def openspiel_blackjack(weighted: bool = False) -> Callable[[float], Tally]:
+    """Random play of OpenSpiel's C++ blackjack through pyspiel.
+
+    Blackjack's chance outcomes are the cards left, all equally likely (checked on the first deal), so the anchor
+    draws a chance node's outcome uniformly from ``legal_actions()``: the same draw as by ``chance_outcomes()``
+    and its probabilities, and pyspiel's fastest. ``weighted`` samples by ``chance_outcomes()`` and its
+    probabilities instead, as a loop written for any OpenSpiel game does (about half the rate: docs/performance.md).
+    """
+    import pyspiel  # type: ignore[import-not-found]  # a bench-only dependency: pip install -e '.[bench]'
+
+    game = pyspiel.load_game("blackjack")
+    if len({p for _, p in game.new_initial_state().chance_outcomes()}) != 1:
+        raise RuntimeError("OpenSpiel's blackjack no longer deals equally likely cards: sample by chance_outcomes()")
+
+    def play(seconds: float) -> Tally:
+        rng = random.Random(1)
+        tally = Tally()
+        deadline = time.process_time() + seconds
+        while time.process_time() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if not state.is_chance_node():
+                    tally.actions += 1
+                    state.apply_action(rng.choice(state.legal_actions()))
+                elif weighted:
+                    outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                    state.apply_action(rng.choices(outcomes, probabilities)[0])
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+            tally.hands += 1
+        return tally
+
+    return play
+
+
+def median_rates(
+    players: dict[str, Callable[[float], Tally]], count: int = ROUNDS
+) -> dict[str, tuple[float, float, float]]:
+    """``count`` interleaved rounds timed in CPU seconds; for each player the median round's (actions/s, hands/s,
+    games/s)."""
     rounds: dict[str, list[tuple[float, float, float]]] = {name: [] for name in players}
-    for _ in range(ROUNDS):
+    for _ in range(count):
         for name, play in players.items():
             start = time.process_time()
             tally = play(ROUND_SECONDS)
@@ -96,24 +147,41 @@ def median_rates(players: dict[str, Callable[[float], Tally]]) -> dict[str, tupl
 
 
 def main() -> dict[str, float]:
-    players: dict[str, Callable[[float], Tally]] = {"rlcard blackjack": rlcard_blackjack}
+    players: dict[str, Callable[[float], Tally]] = {
+        RLCARD: rlcard_blackjack,
+        OPENSPIEL: openspiel_blackjack(),
+        OPENSPIEL_WEIGHTED: openspiel_blackjack(weighted=True),
+    }
     available = {g.id for g in engine.all_games()}
     for game_id, seats, label in (
-        ("sette_e_mezzo", 6, "sette e mezzo CLASSICO, 6 seats"),
+        ("sette_e_mezzo", 6, SETTE),
         ("saltacavallo", 8, "saltacavallo NAPOLETANO, 8 seats"),
-        ("trentuno", 6, "trentuno CLASSICO, 6 seats"),
+        ("trentuno", 6, TRENTUNO),
     ):
         if game_id in available:
             players[label] = mazziere_player(game_id, seats)
     rates = median_rates(players)
-    base = rates["rlcard blackjack"][0]
-    print(f"{'player':36} {'actions/s':>12} {'hands/s':>10} {'games/s':>9} {'x rlcard':>9}")
+    rlcard, openspiel, weighted = rates[RLCARD][0], rates[OPENSPIEL][0], rates[OPENSPIEL_WEIGHTED][0]
+    print(f"{'player':44} {'decisions/s':>12} {'hands/s':>10} {'games/s':>9} {'x rlcard':>9} {'x openspiel':>12}")
     print("(hands/s counts deals for trentuno; games/s counts whole games played to the end)")
     for name, (actions, hands, games) in rates.items():
-        print(f"{name:36} {actions:12,.0f} {hands:10,.0f} {games:9,.1f} {actions / base:9.2f}")
-    ratio = rates["sette e mezzo CLASSICO, 6 seats"][0] / base
-    print(verdict("sette e mezzo actions/s vs rlcard blackjack", ratio, GOAL))
-    return {"engine_ratio": ratio}
+        ratios = f"{actions / rlcard:9.2f} {actions / openspiel:12.2f}"
+        print(f"{name:44} {actions:12,.0f} {hands:10,.0f} {games:9,.1f} {ratios}")
+    sette, trentuno = rates[SETTE][0], rates[TRENTUNO][0]
+    vs = "{:,.0f} vs {:,.0f} decisions/s"
+    print(verdict("sette e mezzo actions/s vs rlcard blackjack", sette / rlcard, GOAL, detail=vs.format(sette, rlcard)))
+    what = "sette e mezzo decisions/s vs openspiel blackjack"
+    print(verdict(what, sette / openspiel, GOAL_OPENSPIEL, detail=vs.format(sette, openspiel)))
+    what = "trentuno decisions/s vs openspiel blackjack"
+    print(verdict(what, trentuno / openspiel, GOAL_OPENSPIEL_TRENTUNO, detail=vs.format(trentuno, openspiel)))
+    for name, rate in (("sette e mezzo", sette), ("trentuno", trentuno)):
+        what = f"{name} decisions/s vs openspiel blackjack, chance sampled by chance_outcomes()"
+        print(note(what, f"{rate / weighted:.2f} x ({vs.format(rate, weighted)})"))
+    return {
+        "engine_ratio": sette / rlcard,
+        "openspiel_ratio": sette / openspiel,
+        "openspiel_trentuno_ratio": trentuno / openspiel,
+    }
 
 
 if __name__ == "__main__":

@@ -307,11 +307,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'gateway':10} {'body':>6} {'act/s':>8} {'echo/s':>8} {'ratio':>6} {'act µs':>8} {'echo µs':>8} {'ratio':>6}"
     )
-    ratios = {}
+    ratios, details = {}, {}
     for embedded in args.embedded or ["inprocess", "channel"]:
         r = bench(embedded, args.rounds, args.seconds, args.connections, args.log_calls, args.connect)
         act, echo = r["act"], r["echo"]
         ratios[embedded] = act.rate / echo.rate
+        details[embedded] = f"{act.rate:,.0f} vs {echo.rate:,.0f} req/s; {act.cpu_us:.0f} vs {echo.cpu_us:.0f} µs CPU"
         print(
             f"{embedded:10} {r['payload_bytes']:>5}B {act.rate:>8.0f} {echo.rate:>8.0f} {act.rate / echo.rate:>6.2f} "
             f"{act.cpu_us:>8.0f} {echo.cpu_us:>8.0f} {echo.cpu_us / act.cpu_us:>6.2f}"
@@ -325,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
     print("ratio columns: act/echo requests per second, and echo/act server CPU per request (medians of the rounds)")
     if "inprocess" in ratios:
-        print(verdict("REST act vs FastAPI echo (requests/s, embedded default)", ratios["inprocess"], GOAL))
+        what = "REST act vs FastAPI echo (requests/s, embedded default)"
+        print(verdict(what, ratios["inprocess"], GOAL, detail=details["inprocess"]))
     if args.backends:
         _backends(args.rounds, 1500)
     return 0
