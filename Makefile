@@ -3,13 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint lock image container-tools postgres-tools clients generate-go bench clean golden mutate
+.PHONY: setup run test lint lock image container-tools postgres-tools clients generate-go bench clean golden mutate \
+	clean-compiled
 
 # One virtual environment, filled in two steps from the lock files (requirements/, versions and hashes, made from
 # pyproject.toml by `make lock`): what running needs (`make run`), then the development tools (`make test`).
 # The project itself is installed editable, without dependencies, by the locked setuptools.
 RUNTIME_LOCK := requirements/runtime.lock
 DEV_LOCK := requirements/dev.lock
+COMPILE_LOCK := requirements/compile.lock
 RUNTIME := $(VENV)/.runtime
 DEV := $(VENV)/.dev
 
@@ -26,6 +28,30 @@ $(DEV): $(RUNTIME) $(DEV_LOCK)
 	$(BIN)/pip install --quiet --require-hashes -r $(DEV_LOCK)
 	touch $@
 
+# The engine compiled with mypyc (docs/development.md), in place beside its sources (the editable install loads
+# it): every module of engine/ but those [tool.mazziere.compiled] in pyproject.toml keeps interpreted, by mypyc from
+# the compile lock. Built again after any change to engine/; until then the engine runs pure (engine/_loader.py).
+# If it does not compile, `make run` goes on with the pure engine and tests/core/test_compiled.py fails.
+COMPILER := $(VENV)/.compiler
+COMPILED := $(VENV)/.compiled
+
+$(COMPILER): $(RUNTIME) $(COMPILE_LOCK)
+	$(BIN)/pip install --quiet --require-hashes -r $(COMPILE_LOCK)
+	touch $@
+
+$(COMPILED): $(COMPILER) setup.py pyproject.toml $(shell find engine -name '*.py' -not -path '*/__pycache__/*')
+	find engine -name '*.so' -delete
+	@mkdir -p build; echo "mypyc: compiling the engine (about a minute)"
+	@if MAZZIERE_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace > build/mypyc.log 2>&1; then touch $@; \
+	else cat build/mypyc.log; echo "make: the engine did not compile (above, build/mypyc.log): it runs pure"; fi
+
+setup: $(COMPILED)
+run: $(COMPILED)
+clean: clean-compiled
+
+clean-compiled:
+	find engine -name '*.so' -delete
+
 # Rewrite the lock files after a change to the dependencies in pyproject.toml, with the pinned uv; versions already
 # locked stay unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME). tests/deploy/test_lock.py checks they agree.
 UV_VERSION := 0.13.9
@@ -36,7 +62,8 @@ UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3
 lock: | $(BIN)/python
 	$(BIN)/pip install --quiet uv==$(UV_VERSION)
 	$(UV_COMPILE) -o $(RUNTIME_LOCK)
-	$(UV_COMPILE) --extra dev -c $(RUNTIME_LOCK) -o $(DEV_LOCK)
+	$(subst pyproject.toml,--group pyproject.toml:compile,$(UV_COMPILE)) -c $(RUNTIME_LOCK) -o $(COMPILE_LOCK)
+	$(UV_COMPILE) --extra dev -c $(RUNTIME_LOCK) -c $(COMPILE_LOCK) -o $(DEV_LOCK)
 
 GEN := services/gen/.generated
 BUF := node_modules/.bin/buf

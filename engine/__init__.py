@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mazziere.engine import _loader as _loader  # first: the compiled or the pure engine (engine/_loader.py)
 from mazziere.engine import games, registry, validate, wire
 from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected

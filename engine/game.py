@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import RuleProfile
 from mazziere.engine.table import Action, LegalAction, Outcome, Seat, TableState
@@ -17,6 +19,7 @@ S = TypeVar("S", bound=TableState)
 R = TypeVar("R", bound=RuleProfile)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, games written in Python still subclass it
 class Game(ABC, Generic[S, R]):
     """A card game. Subclasses implement the rules; :meth:`apply` does the checking.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import POT, Transfer, settle
@@ -37,6 +38,7 @@ _replace = msgspec.structs.replace
 """msgspec's own (not :func:`engine.values.replace`, whose keywords would be gathered and spread once more)."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, games written in Python may still subclass it
 class Step(Generic[S]):
     """One action on ``state``: the state as changed so far, the events told and the transfers made."""
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from mazziere.engine.cards import ALL_CARDS, Card
 from mazziere.engine.values import field_names, is_value, replace
 
@@ -34,6 +36,7 @@ _INTERNED = 1 << 12
 few hundred: the cards times the audiences of one or two seats, everyone and nobody)."""
 
 
+@mypyc_attr(native_class=False)  # compiled, a Python class: interned, made by __new__
 class Audience:
     """Everyone, nobody, or a set of seats. Immutable; equal audiences are usually the same object.
 
@@ -105,6 +108,7 @@ def only(*seats: int) -> Audience:
     return Audience(seats=frozenset(seats))
 
 
+@mypyc_attr(native_class=False)  # compiled, a Python class: interned, made by __new__
 class TableCard:
     """A card where it lies, with who may see its face. ``card`` is ``None`` once redacted.
 

@@ -19,7 +19,7 @@ from mazziere.engine.games.saltacavallo.rules import (
 )
 from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
 
-GAME = Saltacavallo()
+GAME: Saltacavallo = Saltacavallo()
 
 __all__ = [
     "CUCU",

@@ -11,6 +11,6 @@
 from mazziere.engine.games.sette_e_mezzo.game import SetteEMezzo
 from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, SetteEMezzoRules
 
-GAME = SetteEMezzo()
+GAME: SetteEMezzo = SetteEMezzo()
 
 __all__ = ["GAME", "PRESETS", "SetteEMezzo", "SetteEMezzoRules"]

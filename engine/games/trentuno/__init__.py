@@ -9,6 +9,6 @@
 
 from mazziere.engine.games.trentuno.game import Trentuno
 
-GAME = Trentuno()
+GAME: Trentuno = Trentuno()
 
 __all__ = ["GAME", "Trentuno"]
