@@ -120,7 +120,7 @@ class Shared:
 
 @dataclass(frozen=True)
 class Spec(Shared):
-    """What every state of one game shares."""
+    """What every state of one game shares. Pickled (OpenSpiel's serialization) as the settings that make it."""
 
     game_id: str
     adapter: Adapter
@@ -128,12 +128,23 @@ class Spec(Shared):
     preset: str | None
     max_hands: int
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        seats = tuple((seat.name, seat.chips) for seat in self.seats)
+        return _spec, (self.game_id, seats, self.preset, self.max_hands, self.adapter.stake_levels)
+
+
+def _spec(game_id: str, seats: tuple[tuple[str, int], ...], preset: str | None, hands: int, levels: int) -> Spec:
+    adapter = make_adapter(game_id, len(seats), preset, None, levels)
+    return Spec(game_id, adapter, [Seat(name, chips) for name, chips in seats], preset, hands)
+
 
 @dataclass(frozen=True)
 class Now(Shared):
     """A table after the seed: the engine's state, the seat to move and its legal actions, the seats that passed
-    (Saltacavallo), hands played, and whether the game has stopped."""
+    (Saltacavallo), hands played, and whether the game has stopped. Pickled as the state's bytes
+    (:func:`engine.state_to_bytes`), the passes and the hands: the rest follows from them."""
 
+    spec: Spec
     table: Any
     seat: int
     legal: Legal
@@ -141,12 +152,19 @@ class Now(Shared):
     hands: int
     over: bool
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _load, (self.spec, engine.state_to_bytes(self.table), tuple(sorted(self.passed)), self.hands)
+
+
+def _load(spec: Spec, raw: bytes, passed: tuple[int, ...], hands: int) -> Now:
+    return _now(spec, engine.state_from_bytes(raw), frozenset(passed), hands)
+
 
 def _now(spec: Spec, table: Any, passed: frozenset[int], hands: int) -> Now:
     if engine.is_over(table) or (spec.max_hands and hands >= spec.max_hands):
-        return Now(table, -1, {}, passed, hands, True)
+        return Now(spec, table, -1, {}, passed, hands, True)
     seat = spec.adapter.pick(table, passed)
-    return Now(table, seat, spec.adapter.legal(table, seat, passed), passed, hands, False)
+    return Now(spec, table, seat, spec.adapter.legal(table, seat, passed), passed, hands, False)
 
 
 class MazziereState(pyspiel.State):  # type: ignore[misc]

@@ -58,7 +58,10 @@ class TrentunoAdapter(Adapter):
         self.at_deals = layout.number("deals", 1, "deals dealt so far")
         self.at_in_deal = layout.add("in_deal", n, "per seat: its 1-based place among the seats dealt in", n)
         self.at_hands = layout.add(
-            "hands", n * 32, "per seat, per card of the 32-card pack: its 1-based place in the seat's hand, seen", 3
+            "hands",
+            n * 32,
+            "per seat, per card of the 32-card pack: its 1-based place in the seat's hand, seen by the viewer",
+            3,
         )
         self.at_hidden = layout.add("hidden", n * 3, "per seat, per place 0..2: 1 for a card the viewer cannot see")
         self.at_widow = layout.add("widow", 32, "per card: its 1-based place in the widow", 3)
