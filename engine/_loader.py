@@ -33,18 +33,25 @@ from importlib.machinery import (
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["FOLDER", "PACKAGE", "WHY_PURE", "docstrings", "group_name", "source_digest"]
+__all__ = ["FOLDER", "PACKAGE", "UNRELATED", "WHY_PURE", "docstrings", "group_name", "source_digest"]
 
 PACKAGE = "mazziere.engine"
 FOLDER = Path(__file__).resolve().parent
 """The engine's folder: engine/ in a checkout, ``mazziere/engine`` where it is installed."""
 
 
+UNRELATED = ("rl",)
+"""Subpackages no compiled module imports (the learning environments, an optional extra): an edit there leaves the
+compiled build current (tests/core/test_compiled.py checks that no compiled module imports them)."""
+
+
 def source_digest(folder: Path) -> str:
-    """The digest of the engine's sources under ``folder``: every ``.py`` file, its path and its bytes."""
+    """The digest of the engine's sources under ``folder``: every ``.py`` file but :data:`UNRELATED`'s, its path
+    and its bytes."""
     digest = hashlib.sha256()
     for name in sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.py")):
-        digest.update(b"%s\0%s\0" % (name.encode(), (folder / name).read_bytes()))
+        if name.split("/")[0] not in UNRELATED:
+            digest.update(b"%s\0%s\0" % (name.encode(), (folder / name).read_bytes()))
     return digest.hexdigest()[:16]
 
 

@@ -7,6 +7,7 @@ interpreted patterns of ``[tool.mazziere.compiled]`` in pyproject.toml name must
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import importlib
 import os
@@ -52,6 +53,18 @@ def test_the_exceptions_name_modules_of_the_engine_and_say_why() -> None:
     assert all(reason.strip() for reason in INTERPRETED.values())
     assert [p for p in INTERPRETED if not any(fnmatch.fnmatchcase(s, p) for s in SOURCES)] == []
     assert len(COMPILED) >= 25 and "mazziere.engine.game" in COMPILED and "mazziere.engine.step" in COMPILED
+
+
+def test_no_compiled_module_imports_a_package_left_out_of_the_digest() -> None:
+    """The build's digest leaves out :data:`_loader.UNRELATED` (an edit there keeps the build current): no compiled
+    module may import one."""
+    for path in [p for p in SOURCES if not kept_interpreted(p)]:
+        tree = ast.parse((ENGINE / path).read_text())
+        named = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        named += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        named += [f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+        for package in _loader.UNRELATED:
+            assert not [m for m in named if m.startswith(f"mazziere.engine.{package}")], (path, package)
 
 
 def test_this_process_runs_the_compiled_engine() -> None:
