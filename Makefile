@@ -39,7 +39,7 @@ $(COMPILER): $(RUNTIME) $(COMPILE_LOCK)
 	$(BIN)/pip install --quiet --require-hashes -r $(COMPILE_LOCK)
 	touch $@
 
-$(COMPILED): $(COMPILER) setup.py pyproject.toml $(shell find engine -name '*.py' -not -path '*/__pycache__/*')
+$(COMPILED): $(COMPILER) setup.py pyproject.toml $(shell find engine -name '*.py' -not -path 'engine/rl/*')
 	find engine -name '*.so' -delete
 	@mkdir -p build; echo "mypyc: compiling the engine (about a minute)"
 	@if MAZZIERE_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace > build/mypyc.log 2>&1; then touch $@; \
@@ -51,6 +51,7 @@ clean: clean-compiled
 
 clean-compiled:
 	find engine -name '*.so' -delete
+	rm -f $(COMPILED)
 
 # Rewrite the lock files after a change to the dependencies in pyproject.toml, with the pinned uv; versions already
 # locked stay unless LOCK_FLAGS=--upgrade (or --upgrade-package NAME). tests/deploy/test_lock.py checks they agree.
@@ -250,6 +251,8 @@ mutate: setup
 	$(BIN)/pip install --quiet -e '.[mutation]'
 	$(BIN)/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
 	$(BIN)/python -m tests.mutation
+# mutmut copies engine/ as it is: the compiled modules go first, so that the mutated .py files are what runs.
+mutate: clean-compiled
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[bench]'
