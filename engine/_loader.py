@@ -101,7 +101,8 @@ class _CompiledFinder(MetaPathFinder):
 class _Documented(Loader):
     """Loads a compiled module; then every compiled module of the engine loaded so far (the ones compiled code
     imports are loaded by mypyc itself, not by Python's import system) gets its source's examples, as ``__test__``
-    read when first asked for."""
+    read when first asked for, and the path of its extension module as ``__file__`` (mypyc derives one as if its
+    shared library were at the top of the tree)."""
 
     def __init__(self, compiled: ExtensionFileLoader) -> None:
         self.compiled = compiled
@@ -114,8 +115,15 @@ class _Documented(Loader):
         for name in [n for n in sys.modules if n.startswith(PACKAGE + ".")]:
             loaded = sys.modules[name]
             source = FOLDER.joinpath(*name.split(".")[2:]).with_suffix(".py")
-            if str(getattr(loaded, "__file__", "")).endswith(SUFFIXES) and "__getattr__" not in vars(loaded):
-                vars(loaded)["__getattr__"] = _examples(loaded, source)
+            if not str(getattr(loaded, "__file__", "")).endswith(SUFFIXES) or "__getattr__" in vars(loaded):
+                continue
+            vars(loaded)["__getattr__"] = _examples(loaded, source)
+            for where in (source.with_suffix(suffix) for suffix in SUFFIXES):
+                if where.is_file():
+                    loaded.__file__ = str(where)
+                    if loaded.__spec__ is not None:
+                        loaded.__spec__.origin = str(where)
+                    break
 
 
 SUFFIXES = tuple(EXTENSION_SUFFIXES)
