@@ -23,6 +23,7 @@ from mazziere.engine.games.sette_e_mezzo import game as sette_e_mezzo_game
 from mazziere.engine.games.sette_e_mezzo import points
 from mazziere.engine.games.sette_e_mezzo.rules import CLASSICO
 from mazziere.engine.games.trentuno import game as trentuno_game
+from mazziere.engine.rl import adapter as rl_adapter
 from mazziere.engine.visibility import Audience
 
 
@@ -132,6 +133,12 @@ def _bot_points(n: int) -> None:
         sm_bots._points(t, hand)
 
 
+def _stake_levels(n: int) -> None:
+    """The learning environments' stake levels, for distinct amount ranges."""
+    for high in range(n):
+        rl_adapter.levels(0, high, 10)
+
+
 def _bot_memo(n: int) -> None:
     """Sette e mezzo advice's table of values, filled with the fitting cards of distinct standing players."""
     t = sm_bots.table(CLASSICO, (1,))
@@ -148,6 +155,7 @@ def caches() -> list[Cache]:
         ("sette_e_mezzo.points._by_value", points._by_value, _by_value),
         ("visibility._redactor", visibility._redactor, _type_keyed),
         ("bots.sette_e_mezzo._points", sm_bots._points, _bot_points),
+        ("rl.adapter.levels", rl_adapter.levels, _stake_levels),
     ]:
         clear, size, bound = _lru(fn)
         out.append(Cache(name, bound or 0, clear, fill, size))

@@ -90,6 +90,9 @@ class Step(Generic[S]):
         and the transfers."""
         if self.transfers:
             fields["chips"], fields["pot"] = settle(self.start.chips, self.start.pot, self.transfers)
-        return Outcome(
-            _replace(self.state, seq=self.start.seq + 1, **fields), tuple(self.events), tuple(self.transfers)
-        )
+        return self.finish(_replace(self.state, seq=self.start.seq + 1, **fields))
+
+    def finish(self, state: S) -> Outcome:
+        """The outcome of this step with ``state`` made by the game itself (numbered, its chips settled: as
+        :meth:`outcome` makes it), for a game that keeps its working values apart (Sette e mezzo's ``Hand``)."""
+        return Outcome(state, tuple(self.events), tuple(self.transfers))

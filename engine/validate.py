@@ -159,6 +159,6 @@ def explain_cards(pack: Pack, whole: bool, piles: Piles) -> None:
                 raise invalid(f"{path}[{i}]", f"{card} is also at {where[key]}")
             where[key] = f"{path}[{i}]"
     if whole and len(where) != len(pack.keys):
-        missing = " ".join(str(pack.by_key[k]) for k in sorted(pack.keys - where.keys()))
+        missing = " ".join(str(pack.by_key[k]) for k in sorted(k for k in pack.keys if k not in where))
         raise invalid("state", f"card(s) of the {pack.name} pack are nowhere on the table: {missing}")
     raise AssertionError("check_cards found a fault that explain_cards cannot name")  # pragma: no cover

@@ -7,6 +7,8 @@ the end of :meth:`SetteEMezzo.play`; the state itself never changes.
 
 from __future__ import annotations
 
+import msgspec
+
 from mazziere.engine import chance
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
@@ -15,6 +17,7 @@ from mazziere.engine.games.sette_e_mezzo.judge import DOUBLE, judge
 from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, house_stands, is_reale, scoring
 from mazziere.engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
 from mazziere.engine.games.sette_e_mezzo.state import Phase, Result, SeatHand, SeatResult, SetteEMezzoState, Status
+from mazziere.engine.ledger import settle
 from mazziere.engine.seats import next_in_play, others_after, round_from
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
@@ -52,21 +55,29 @@ class Hand(Step[SetteEMezzoState]):
         self.bank_points = state.bank_points
 
     def freeze(self) -> Outcome:
-        """The new state, the events and the transfers of this action (:meth:`~engine.step.Step.outcome`)."""
-        return self.outcome(
-            draws=self.draws,
-            phase=self.phase,
-            bank=self.bank,
-            turn=self.turn,
-            hands=tuple(self.hands),
-            stock=self.stock,
-            discards=self.discards,
-            fresh=self.fresh,
-            exhausted=self.exhausted,
-            matta_shown=self.matta_shown,
-            hand_number=self.hand_number,
-            results=self.results,
-            bank_points=self.bank_points,
+        """The new state (numbered, its chips settled), the events and the transfers of this action."""
+        s = self.start
+        chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
+        return self.finish(
+            msgspec.structs.replace(
+                s,
+                chips=chips,
+                pot=pot,
+                seq=s.seq + 1,
+                draws=self.draws,
+                phase=self.phase,
+                bank=self.bank,
+                turn=self.turn,
+                hands=tuple(self.hands),
+                stock=self.stock,
+                discards=self.discards,
+                fresh=self.fresh,
+                exhausted=self.exhausted,
+                matta_shown=self.matta_shown,
+                hand_number=self.hand_number,
+                results=self.results,
+                bank_points=self.bank_points,
+            )
         )
 
     # -- cards -------------------------------------------------------------------------------------
