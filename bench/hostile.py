@@ -472,6 +472,7 @@ def _env(grpc_port: int, rest_port: int, tenants: str | None) -> dict[str, str]:
         "MAZZIERE_METRICS_PORT": "0",
         "MAZZIERE_LOG_CALLS": "false",
         "MAZZIERE_SEAL_KEYS": f"bench:{base64.b64encode(os.urandom(32)).decode()}",
+        "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-bench-"),  # its own store: SQLite serves one host
     }
     if tenants:
         env["MAZZIERE_TENANTS"] = tenants

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def servers() -> Iterator[tuple[str, str]]:
         "MAZZIERE_REST_PORT": str(rest_port),
         "MAZZIERE_SEAL_KEYS": KEYS,
         "MAZZIERE_LOG_CALLS": "false",
+        "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
     }
     proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
     try:

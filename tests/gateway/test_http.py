@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -176,6 +177,7 @@ def served() -> Iterator[tuple[subprocess.Popen[bytes], int, int]]:
         "MAZZIERE_METRICS_PORT": "0",
         "MAZZIERE_SEAL_KEYS": KEYS,
         "MAZZIERE_GRACE_SECONDS": "1",
+        "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "mazziere.services.cli", "serve"],

@@ -6,6 +6,7 @@ import base64
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -56,6 +57,7 @@ def test_the_startup_failure_log_line_holds_no_key_material(keys: str, says: str
         "MAZZIERE_METRICS_PORT": "0",
         "MAZZIERE_REST_PORT": "0",
         "MAZZIERE_SEAL_KEYS": keys,
+        "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
     }
     done = subprocess.run(
         [sys.executable, "-m", "mazziere.services.cli", "serve"],

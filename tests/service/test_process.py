@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -35,6 +36,7 @@ def server_env(port: int, metrics_port: int, **settings: str) -> dict[str, str]:
         "MAZZIERE_METRICS_PORT": str(metrics_port),
         "MAZZIERE_SEAL_KEYS": KEYS,
         "MAZZIERE_REST_PORT": "0",  # the REST gateway has tests of its own
+        "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
         **{f"MAZZIERE_{name.upper()}": value for name, value in settings.items()},
     }
 
