@@ -214,14 +214,25 @@ def test_work_near_its_deadline_is_told_to_stop(gated_bots: tuple[Served, thread
 
 @pytest.fixture(scope="module")
 def advised() -> Iterator[tuple[Served, svc.AdviseRequest]]:
-    """A server, and an Advise of 1,000 sampled deals at a 6-seat Trentuno table: seconds of work, uncut."""
+    """A server, and an Advise of 1,000 sampled deals for the first turn of a 6-seat Trentuno deal (eleven moves
+    to weigh, each played out to the end of the deal): seconds of work, uncut, even on the compiled engine."""
     served = Served(replace(BASE, replay_seconds=30.0))
     seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(6)]
     created = served.stub.CreateTable(svc.CreateTableRequest(game="trentuno", seats=seats, seed=b"a"), timeout=10)
-    view = served.stub.GetView(svc.GetViewRequest(table_id=created.table_id, state=created.state), timeout=10)
-    to_act = view.to_act[0]
-    key = next(k.key for k in created.seat_keys if k.seat == to_act)
-    request = svc.AdviseRequest(table_id=created.table_id, state=created.state, seat=to_act, seat_key=key, samples=1000)
+    keys = {k.seat: k.key for k in created.seat_keys}
+    dealer = created.to_act[0]
+    deal = svc.ActRequest(
+        table_id=created.table_id,
+        state=created.state,
+        expected_seq=0,
+        action=pb.Action(seat=dealer, kind="DEAL"),
+        seat_key=keys[dealer],
+    )
+    dealt = served.stub.Act(deal, timeout=10)
+    to_act = dealt.to_act[0]
+    request = svc.AdviseRequest(
+        table_id=created.table_id, state=dealt.state, seat=to_act, seat_key=keys[to_act], samples=1000
+    )
     yield served, request
     served.close()
 
@@ -233,7 +244,7 @@ def test_advice_answers_within_the_callers_deadline_with_the_samples_it_has(
     answer = served.stub.Advise(request, timeout=0.3)
     assert answer.method == svc.ADVICE_METHOD_SAMPLED
     assert 2 <= answer.samples < 1000  # cut at the deadline, not played out
-    assert all(a.standard_error > 0 for a in answer.actions)
+    assert any(a.standard_error > 0 for a in answer.actions)  # sampled: an error bound (0 where every deal agreed)
     wait_for(lambda: served.taken(CostClass.ADVICE) == 0)
 
 
