@@ -1,8 +1,9 @@
 """The mechanics of a hand: the :class:`~engine.step.Step` one action of Sette e mezzo is played on.
 
 A bank's turn runs through many small steps (cards drawn, shown, settled, the bank passed), so :class:`Hand`
-keeps the fields they change as working values and hands them to :meth:`~engine.step.Step.outcome` once, at
-the end of :meth:`SetteEMezzo.play`; the state itself never changes.
+keeps the fields they change as working values and makes the new state from them once, at the end of
+:meth:`SetteEMezzo.play` (:meth:`Hand.freeze`, numbered and settled as :meth:`~engine.step.Step.outcome` makes
+it); the state itself never changes.
 """
 
 from __future__ import annotations
