@@ -11,7 +11,6 @@ The tests compare the two, byte for byte, on every update of whole games of ever
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable
 from enum import Enum
 from functools import cache
@@ -24,6 +23,7 @@ from google.protobuf.message_factory import GetMessageClass
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
 from mazziere.services.codec import enum_prefix
+from mazziere.services.protowire import field_hints, item_type
 
 Writer = Callable[[Any], Any]
 """An engine value to its JSON data (a dict for a message; a string, number or list for a field's item)."""
@@ -63,7 +63,7 @@ def writer(kind: Any, desc: Any) -> Writer:
     items.
     """
     names = kind.__match_args__
-    hints = _hints(kind)
+    hints = field_hints(kind)
     fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
     env: dict[str, Any] = {"str": str, "bool": bool}
     lines = ["def write(v):", "    out = {}"]
@@ -72,7 +72,7 @@ def writer(kind: Any, desc: Any) -> Writer:
             raise TypeError(f"{desc.full_name}.{fd.name}: no JSON writer for field type {fd.type}")
         key = f"k{i}"
         env[key] = fd.json_name
-        env[f"w{i}"] = _item_writer(fd, _item_type(hints.get(fd.name), fd))
+        env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
         lines.append(f"    x = v.{fd.name}")
         if fd.is_repeated:
             if fd.type in _INT32:
@@ -101,25 +101,6 @@ def writer(kind: Any, desc: Any) -> Writer:
     lines.append("    return out")
     exec("\n".join(lines), env)
     return env["write"]  # type: ignore[no-any-return]
-
-
-def _hints(kind: Any) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(kind)
-    except (NameError, TypeError):
-        return {}
-
-
-def _item_type(hint: Any, fd: Any) -> Any:
-    """The engine class of one item of a message field (``SeatView`` for ``tuple[SeatView, ...]``), if known."""
-    if fd.type != FieldDescriptor.TYPE_MESSAGE or hint is None:
-        return None
-    while typing.get_args(hint):
-        inner = [a for a in typing.get_args(hint) if a is not type(None) and a is not Ellipsis]
-        if len(inner) != 1:
-            return None
-        hint = inner[0]
-    return hint if hasattr(hint, "__match_args__") else None
 
 
 def _item_writer(fd: Any, kind: Any = None) -> Writer:

@@ -66,14 +66,14 @@ def writer(kind: Any, desc: Any) -> Writer:
     and booleans, small varints and lengths from a table, nested values by their own writers.
     """
     names = kind.__match_args__
-    hints = _hints(kind)
+    hints = field_hints(kind)
     fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
     env: dict[str, Any] = {"varint": varint, "join": b"".join, "S": _SMALL, "len": len}
     lines = ["def write(v):", "    out = []", "    add = out.append"]
     for i, fd in enumerate(fields):
         t = tag(fd.number, _LEN if _is_length_delimited(fd) else _VARINT)
         env[f"t{i}"] = t
-        env[f"w{i}"] = _item_writer(fd, _item_type(hints.get(fd.name), fd))
+        env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
         size = "(S[n] if n < 128 else varint(n))"
         lines.append(f"    x = v.{fd.name}")
         if fd.is_repeated and fd.type in _PACKABLE:  # packed: one length-delimited run of varints
@@ -99,14 +99,15 @@ def writer(kind: Any, desc: Any) -> Writer:
     return env["write"]  # type: ignore[no-any-return]
 
 
-def _hints(kind: Any) -> dict[str, Any]:
+def field_hints(kind: Any) -> dict[str, Any]:
+    """The type hints of an engine class (empty where they cannot be read): what the writers follow."""
     try:
         return typing.get_type_hints(kind)
     except (NameError, TypeError):
         return {}
 
 
-def _item_type(hint: Any, fd: Any) -> Any:
+def item_type(hint: Any, fd: Any) -> Any:
     """The engine class of one item of a message field (``SeatView`` for ``tuple[SeatView, ...]``), if known."""
     if fd.type != FieldDescriptor.TYPE_MESSAGE or hint is None:
         return None
