@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mazziere.engine import _loader as _loader  # first: the compiled or the pure engine (engine/_loader.py)
-from mazziere.engine import games, registry, validate, wire
+from mazziere.engine import dealing, games, registry, validate, wire
 from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.registry import all_games, get_game
@@ -36,6 +36,7 @@ __all__ = [
     "TableState",
     "all_games",
     "apply",
+    "gather",
     "get_game",
     "is_over",
     "legal_actions",
@@ -71,7 +72,7 @@ def new_table(
 
     >>> out = new_table("trentuno", [Seat("Ada", 50), Seat("Bruno", 50), Seat("Carla", 50)], seed=b"demo")
     >>> [str(event.kind) for event in out.events], to_act(out.state)
-    (['DEALER'], (0,))
+    (['COMMITTED', 'COMMITTED', 'SEED', 'DEALER'], (2,))
     """
     game = get_game(game_id)
     name = preset or game.default_preset
@@ -106,7 +107,7 @@ def to_act(state: TableState) -> tuple[int, ...]:
     """The seats that may act now.
 
     >>> to_act(new_table("saltacavallo", [Seat(n, 100) for n in "abc"], seed=b"demo").state)
-    (1,)
+    (0,)
     """
     return get_game(state.game).to_act(state)
 
@@ -117,7 +118,7 @@ def apply(state: TableState, action: Action) -> Outcome:
     >>> state = new_table("sette_e_mezzo", [Seat("Ada", 100), Seat("Bruno", 100)], seed=b"demo").state
     >>> out = apply(state, Action(0, "DEAL"))
     >>> [str(event.kind) for event in out.events], out.state.seq, to_act(out.state)
-    (['SHUFFLED', 'DEALT', 'DEALT'], 1, (1,))
+    (['COMMITTED', 'SHUFFLED', 'DEALT', 'DEALT'], 1, (1,))
     >>> apply(out.state, Action(1, "STAKE", 999))
     Traceback (most recent call last):
     ...
@@ -132,9 +133,22 @@ def view(state: TableState, viewer: Viewer) -> Any:
     >>> state = new_table("sette_e_mezzo", [Seat("Ada", 100), Seat("Bruno", 100)], seed=b"demo").state
     >>> state = apply(state, Action(0, "DEAL")).state
     >>> view(state, 1).seats[1].cards, view(state, 1).seats[0].cards
-    ((TableCard(Card.parse('3s'), Audience(seats={1})),), (TableCard(None, Audience(seats={0})),))
+    ((TableCard(Card.parse('Rb'), Audience(seats={1})),), (TableCard(None, Audience(seats={0})),))
     """
     return redact(get_game(state.game).view(state, viewer), viewer)
+
+
+def gather(state: TableState) -> Outcome:
+    """The table closed for good: every pack kept is gathered and its seed revealed (``SEED`` events,
+    docs/fairness.md). Play must not go on from the state it returns: the stock is no longer secret.
+
+    >>> state = new_table("trentuno", [Seat(n, 10) for n in "abc"], seed=b"demo").state
+    >>> state = apply(state, Action(state.dealer, "DEAL")).state
+    >>> [str(e.kind) for e in gather(state).events]
+    ['SEED']
+    """
+    events: list[Event] = []
+    return Outcome(dealing.gather(state, events), tuple(events))
 
 
 def is_over(state: TableState) -> bool:

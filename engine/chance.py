@@ -1,35 +1,67 @@
-"""Explicit, reproducible chance.
+"""Explicit, reproducible, committed chance (docs/fairness.md).
 
-Every random draw is a pure function of the table's secret seed and a draw counter kept in the state:
-SHAKE-256 over (domain, counter, seed) is an extendable-output DRBG, and Fisher-Yates takes unbiased
-indexes from it by rejection sampling. The process-wide ``random`` module is never used.
+Every random draw of a table is numbered (the state's ``draws``) and has its own seed, derived from the
+table's secret so that revealing one seed reveals nothing about the others. A draw's commitment (a hash of
+its seed) is public before the draw; the seats' entropy is mixed in at the draw; the seed is revealed once
+the pack is gathered, and anyone can then recompute the draw:
 
->>> shuffled([1, 2, 3, 4, 5], b"seed", 0)  # the same seed and counter always give the same order
-(1, 5, 2, 4, 3)
->>> randbelow(6, b"seed", 3)
-5
+    seed_k     = HMAC-SHA256(secret, "mazziere/seed/v2" || u64be(k))
+    commitment = SHA-256("mazziere/commit/v2" || seed_k)
+    key        = SHA-256("mazziere/mix/v2" || seed_k || entropy)
+    stream     = SHAKE-256("mazziere/deal/v2" || key), read as 4-byte big-endian words
+
+Fisher-Yates takes unbiased indexes from the stream by rejection sampling. The process-wide ``random``
+module is never used.
+
+>>> shuffled([1, 2, 3, 4, 5], b"secret", 0)  # the same secret, draw and entropy always give the same order
+(3, 5, 2, 1, 4)
+>>> randbelow(6, b"secret", 3)
+0
+>>> commitment(draw_seed(b"secret", 0)).hex()[:16]
+'29aceb41de7de9a9'
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
-_DOMAIN = b"mazziere/chance/v1"
+SEED_DOMAIN = b"mazziere/seed/v2"
+COMMIT_DOMAIN = b"mazziere/commit/v2"
+MIX_DOMAIN = b"mazziere/mix/v2"
+DEAL_DOMAIN = b"mazziere/deal/v2"
+MAX_ENTROPY = 32
+"""The most bytes one seat contributes to one draw."""
 _WORD = 4  # bytes per draw
 _SPACE = 1 << (8 * _WORD)
 
 
+def draw_seed(secret: bytes, draw: int) -> bytes:
+    """The seed of the table's draw number ``draw``."""
+    return hmac.new(secret, SEED_DOMAIN + draw.to_bytes(8, "big"), hashlib.sha256).digest()
+
+
+def commitment(seed: bytes) -> bytes:
+    """The public commitment to a draw's seed."""
+    return hashlib.sha256(COMMIT_DOMAIN + seed).digest()
+
+
+def contribution(seat: int, entropy: bytes) -> bytes:
+    """One seat's entropy as it is mixed in: the seat, the length, the bytes (one byte each for the first two)."""
+    return bytes((seat, len(entropy))) + entropy
+
+
 class _Stream:
-    """Uniform integers from SHAKE-256(domain || counter || seed)."""
+    """Uniform integers from SHAKE-256(deal domain || SHA-256(mix domain || seed || entropy))."""
 
     __slots__ = ("_buffer", "_input", "_offset")
 
-    def __init__(self, seed: bytes, counter: int, expected_draws: int) -> None:
-        self._input = _DOMAIN + counter.to_bytes(8, "big") + seed
+    def __init__(self, seed: bytes, entropy: bytes, expected_draws: int) -> None:
+        self._input = DEAL_DOMAIN + hashlib.sha256(MIX_DOMAIN + seed + entropy).digest()
         self._buffer = hashlib.shake_256(self._input).digest(_WORD * (expected_draws + 4))
         self._offset = 0
 
@@ -37,7 +69,7 @@ class _Stream:
         """An unbiased integer in ``range(n)`` (rejection sampling, no modulo bias)."""
         limit = _SPACE - _SPACE % n
         while True:
-            if self._offset + _WORD > len(self._buffer):  # rare: extend the same output stream
+            if self._offset + _WORD > len(self._buffer):  # rare: read further along the same output stream
                 self._buffer = hashlib.shake_256(self._input).digest(2 * len(self._buffer))
             word = int.from_bytes(self._buffer[self._offset : self._offset + _WORD], "big")
             self._offset += _WORD
@@ -45,16 +77,26 @@ class _Stream:
                 return word % n
 
 
-def shuffled(items: Sequence[T], seed: bytes, counter: int) -> tuple[T, ...]:
-    """A Fisher-Yates shuffle of ``items`` determined by ``seed`` and ``counter``."""
+def order(items: Sequence[T], seed: bytes, entropy: bytes = b"") -> tuple[T, ...]:
+    """A Fisher-Yates shuffle of ``items`` (last place first) by a draw's seed and the entropy mixed in."""
     out = list(items)
-    stream = _Stream(seed, counter, len(out))
+    stream = _Stream(seed, entropy, len(out))
     for i in range(len(out) - 1, 0, -1):
         j = stream.below(i + 1)
         out[i], out[j] = out[j], out[i]
     return tuple(out)
 
 
-def randbelow(n: int, seed: bytes, counter: int) -> int:
-    """One unbiased integer in ``range(n)`` determined by ``seed`` and ``counter``."""
-    return _Stream(seed, counter, 1).below(n)
+def number(n: int, seed: bytes, entropy: bytes = b"") -> int:
+    """One unbiased integer in ``range(n)`` by a draw's seed and the entropy mixed in."""
+    return _Stream(seed, entropy, 1).below(n)
+
+
+def shuffled(items: Sequence[T], secret: bytes, draw: int, entropy: bytes = b"") -> tuple[T, ...]:
+    """``items`` shuffled by the table's draw number ``draw``."""
+    return order(items, draw_seed(secret, draw), entropy)
+
+
+def randbelow(n: int, secret: bytes, draw: int, entropy: bytes = b"") -> int:
+    """An integer in ``range(n)`` by the table's draw number ``draw``."""
+    return number(n, draw_seed(secret, draw), entropy)

@@ -17,6 +17,8 @@ class Reason(Enum):
     INVALID_SEAT = "INVALID_SEAT"
     INVALID_CARD = "INVALID_CARD"
     INVALID_SEED = "INVALID_SEED"
+    INVALID_ENTROPY = "INVALID_ENTROPY"
+    """A seat's entropy too long, not hex, or given twice for one draw (docs/fairness.md)."""
     INVALID_STATE = "INVALID_STATE"
     RULES_VERSION_UNSUPPORTED = "RULES_VERSION_UNSUPPORTED"
     UNKNOWN_POLICY = "UNKNOWN_POLICY"

@@ -53,6 +53,13 @@ class EventKind(StrEnum):
     """SC-4: the seat that deals the pack face up to choose the first dealer."""
     CHOOSE_CARD = "CHOOSE_CARD", "seat cards"
     """SC-4: a card dealt face up to a seat while choosing the first dealer."""
+    COMMITTED = "COMMITTED", "draw data"
+    """The commitment to the seed of the table's next draw (docs/fairness.md), told before that draw."""
+    ENTROPY = "ENTROPY", "seat draw data"
+    """A seat's entropy (``data``, hex), mixed into the draw ``draw``."""
+    SEED = "SEED", "draw data cards target amount"
+    """A draw's seed revealed: a pack gathered (``cards``: its cards in canonical order) or a number drawn
+    (``target`` in ``range(amount)``)."""
     SHUFFLED = "SHUFFLED", "amount"
     """SM-7, SM-18: the stock is shuffled (``amount`` cards)."""
     SHUFFLE = "SHUFFLE", "seat"
@@ -153,14 +160,24 @@ class Event(Value, frozen=True):
     amount: int = 0
     points: int = 0
     seen_by: Audience = PUBLIC
+    draw: int | None = None
+    """The draw the event is about; with ``cards`` taken from a pack, that pack's draw."""
+    at: tuple[int, ...] = ()
+    """The place of each of ``cards`` in the pack ``draw`` (0 is the top card), when they leave it."""
+    data: str = ""
+    """A commitment, seed or entropy, in hex."""
 
 
-_UNSET: dict[str, Any] = {"seat": None, "target": None, "cards": (), "amount": 0, "points": 0}
+_UNSET: dict[str, Any] = {
+    "seat": None, "target": None, "cards": (), "amount": 0, "points": 0, "draw": None, "at": (), "data": ""
+}  # fmt: skip
+_PROVENANCE = frozenset({"draw", "at"})
 
 
 def check_payload(event: Event) -> None:
     """Raise ValueError if ``event`` sets a field its kind does not carry."""
-    extra = [name for name, unset in _UNSET.items() if getattr(event, name) != unset and name not in event.kind.payload]
+    allowed = event.kind.payload | _PROVENANCE if "cards" in event.kind.payload else event.kind.payload
+    extra = [name for name, unset in _UNSET.items() if getattr(event, name) != unset and name not in allowed]
     if extra:
         raise ValueError(f"a {event.kind} event carries no {', '.join(extra)}")
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
+from mazziere.engine.dealing import gather, with_entropy
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import RuleProfile
 from mazziere.engine.table import Action, LegalAction, Outcome, Seat, TableState
@@ -95,10 +96,17 @@ class Game(ABC, Generic[S, R]):
                 Reason.STAKE_OUT_OF_RANGE,
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
+        contributed = ()
+        if action.entropy:
+            state, contributed = with_entropy(state, action.seat, action.entropy)
         outcome = self.play(state, action)
-        if outcome.state.seq == state.seq + 1 and outcome.state is not state:  # numbered already (engine.step)
-            return outcome
-        return Outcome(replace(outcome.state, seq=state.seq + 1), outcome.events, outcome.settlement)
+        if not (outcome.state.seq == state.seq + 1 and outcome.state is not state):  # not numbered by engine.step
+            outcome = Outcome(replace(outcome.state, seq=state.seq + 1), outcome.events, outcome.settlement)
+        if contributed or (outcome.state.packs and self.is_over(outcome.state)):
+            events = [*contributed, *outcome.events]
+            end = gather(outcome.state, events) if self.is_over(outcome.state) else outcome.state
+            outcome = Outcome(end, tuple(events), outcome.settlement)
+        return outcome
 
 
 def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:

@@ -18,8 +18,10 @@ mask with one entry per seat, truthy for a seat in play.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mazziere.engine import chance
+if TYPE_CHECKING:  # the dealing is passed in; the seat ring imports no game machinery
+    from mazziere.engine.dealing import Dealing
 
 
 def next_in_play(in_play: Sequence[object], seat: int) -> int | None:
@@ -65,15 +67,16 @@ def mask(seat_count: int, seats: Sequence[int]) -> tuple[bool, ...]:
     return tuple(s in seats for s in range(seat_count))
 
 
-def first_dealer(seat_count: int, seed: bytes, fixed: int | None) -> tuple[int, int]:
-    """The seat that deals first and the chance draws used: ``fixed`` if the rules name a seat, else one drawn at
-    random with the table's first draw.
+def first_dealer(seat_count: int, dealing: Dealing, fixed: int | None) -> int:
+    """The seat that deals first: ``fixed`` if the rules name a seat, else one drawn at random by the table's
+    first draw (revealed at once).
 
-    >>> first_dealer(4, b"seed", 2)
-    (2, 0)
-    >>> first_dealer(4, b"seed", None)
-    (2, 1)
+    >>> from mazziere.engine.dealing import Dealing
+    >>> first_dealer(4, Dealing.opening(b"seed", []), 2)
+    2
+    >>> first_dealer(4, Dealing.opening(b"seed", []), None)
+    1
     """
     if fixed is not None:
-        return fixed, 0
-    return chance.randbelow(seat_count, seed, 0), 1
+        return fixed
+    return dealing.number(seat_count)

@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 from mypy_extensions import mypyc_attr
 
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import POT, Transfer, settle
 from mazziere.engine.table import Outcome, TableState
@@ -42,7 +43,7 @@ _replace = msgspec.structs.replace
 class Step(Generic[S]):
     """One action on ``state``: the state as changed so far, the events told and the transfers made."""
 
-    __slots__ = ("events", "start", "state", "transfers")
+    __slots__ = ("_dealing", "events", "start", "state", "transfers")
 
     def __init__(self, state: S) -> None:
         self.start = state
@@ -51,6 +52,14 @@ class Step(Generic[S]):
         """The state with the changes made so far (its chips and pot are settled only by :meth:`outcome`)."""
         self.events: list[Event] = []
         self.transfers: list[Transfer] = []
+        self._dealing: Dealing | None = None
+
+    @property
+    def dealing(self) -> Dealing:
+        """This action's draws: shuffles, numbers, cards taken and reveals (:mod:`engine.dealing`)."""
+        if self._dealing is None:
+            self._dealing = Dealing.of(self.start, self.events)
+        return self._dealing
 
     def event(
         self,
@@ -64,7 +73,10 @@ class Step(Generic[S]):
         seen_by: Audience = PUBLIC,
     ) -> None:
         """Tell what happened (the fields ``kind`` carries: :class:`~engine.events.EventKind`)."""
-        self.events.append(Event(kind, seat, target, cards, amount, points, seen_by))
+        if self._dealing is not None and cards:
+            self._dealing.event(kind, seat=seat, target=target, cards=cards, amount=amount, points=points, seen_by=seen_by)
+        else:
+            self.events.append(Event(kind, seat, target, cards, amount, points, seen_by))
 
     def pay(self, payer: int, payee: int, amount: int, reason: str) -> None:
         """Move ``amount`` chips between seats or the :data:`~engine.ledger.POT`."""
@@ -90,6 +102,8 @@ class Step(Generic[S]):
         and the transfers."""
         if self.transfers:
             fields["chips"], fields["pot"] = settle(self.start.chips, self.start.pot, self.transfers)
+        if self._dealing is not None:
+            fields.update(self._dealing.fields())
         return self.finish(_replace(self.state, seq=self.start.seq + 1, **fields))
 
     def finish(self, state: S) -> Outcome:

@@ -11,7 +11,7 @@ from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.values import Value
 
-__all__ = ["Action", "Event", "EventKind", "LegalAction", "Outcome", "Seat", "TableState"]
+__all__ = ["Action", "Event", "EventKind", "LegalAction", "Outcome", "Pack", "Seat", "TableState"]
 
 
 class Seat(Value, frozen=True):
@@ -25,7 +25,8 @@ class Action(Value, frozen=True):
     """One move by one seat. ``kind`` is one of the game's action kinds.
 
     ``amount`` is a stake or raise, ``target`` another seat the move names, ``cards`` the cards it names
-    (for instance the card given and the card taken in an exchange).
+    (for instance the card given and the card taken in an exchange). ``entropy`` is the seat's own random
+    bytes for the table's next draw (docs/fairness.md), or none.
     """
 
     seat: int
@@ -33,6 +34,7 @@ class Action(Value, frozen=True):
     amount: int = 0
     target: int | None = None
     cards: tuple[Card, ...] = ()
+    entropy: bytes = b""
 
 
 class LegalAction(Value, frozen=True):
@@ -48,16 +50,24 @@ class LegalAction(Value, frozen=True):
         """The action this entry allows, with the smallest amount.
 
         >>> LegalAction("STAKE", 1, 10).example(2)
-        Action(seat=2, kind='STAKE', amount=1, target=None, cards=())
+        Action(seat=2, kind='STAKE', amount=1, target=None, cards=(), entropy=b'')
         """
         return Action(seat, self.kind, self.min_amount, self.target, self.cards)
+
+
+class Pack(Value, frozen=True):
+    """A pack shuffled by the draw ``draw`` and not yet revealed: its cards (``Card.index``) in canonical order."""
+
+    draw: int
+    cards: bytes
 
 
 class TableState(Value, frozen=True):
     """The header every game's state starts with. Game states subclass it and add their own fields.
 
-    ``seed`` and ``draws`` drive :mod:`engine.chance`; ``seq`` counts accepted actions; ``chips`` and
-    ``pot`` hold all the money on the table.
+    ``seed`` (the table's secret), ``draws`` (the next draw's number), ``entropy`` (the seats' contributions to
+    it) and ``packs`` (the packs not yet revealed, the one dealt from last) are the dealing's
+    (:mod:`engine.dealing`); ``seq`` counts accepted actions; ``chips`` and ``pot`` hold all the money on the table.
     """
 
     game: str
@@ -69,18 +79,20 @@ class TableState(Value, frozen=True):
     seed: bytes
     draws: int
     seq: int
+    entropy: bytes
+    packs: tuple[Pack, ...]
 
     @property
     def seat_count(self) -> int:
         return len(self.names)
 
     @classmethod
-    def opening(
-        cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], seed: bytes, draws: int, **fields: Any
-    ) -> Self:
-        """A new table's state: the header from the seats (the pot empty, no action yet) and the game's fields."""
+    def opening(cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], dealing: Any, **fields: Any) -> Self:
+        """A new table's state: the header from the seats and the opening draws (:meth:`Dealing.opening
+        <engine.dealing.Dealing.opening>`), the pot empty, no action yet; and the game's fields."""
         names, chips = tuple(s.name for s in seats), tuple(s.chips for s in seats)
-        return cls(game, table_id, rules, names, chips, 0, seed, draws, 0, **fields)
+        d = dealing
+        return cls(game, table_id, rules, names, chips, 0, d.secret, d.draws, 0, d.entropy, d.packs, **fields)
 
 
 class Outcome(Value, frozen=True):

@@ -16,7 +16,9 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from mazziere.engine.cards import Card
+from mazziere.engine.cards import ALL_CARDS, Card
+from mazziere.engine.chance import MAX_ENTROPY
+from mazziere.engine.dealing import contributors
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.registry import get_game
 from mazziere.engine.table import TableState
@@ -59,8 +61,36 @@ def check_header(state: TableState, rules_type: type, low: int, high: int) -> in
         raise invalid("state.draws", f"{state.draws} is negative")
     if state.pot < 0:
         raise invalid("state.pot", f"{state.pot} is negative")
+    check_dealing(state, n)
     check_rules(state.rules, rules_type)
     return n
+
+
+def check_dealing(state: TableState, n: int) -> None:
+    """The seats' entropy for the next draw and the packs kept (docs/fairness.md) are ones play could make."""
+    try:
+        seats = contributors(state.entropy)
+    except ValueError as exc:
+        raise invalid("state.entropy", str(exc)) from None
+    if len(set(seats)) != len(seats) or any(not 0 <= s < n for s in seats):
+        raise invalid("state.entropy", f"contributions from seats {seats}, not distinct seats of {n}")
+    if any(len(c) > 2 + MAX_ENTROPY for c in _runs(state.entropy)):
+        raise invalid("state.entropy", f"a contribution is longer than {MAX_ENTROPY} bytes")
+    last = -1
+    for i, pack in enumerate(state.packs):
+        if not last < pack.draw < state.draws:
+            raise invalid(f"state.packs[{i}].draw", f"{pack.draw} is not a draw after {last} and before {state.draws}")
+        last = pack.draw
+        if len(set(pack.cards)) != len(pack.cards) or any(c >= len(ALL_CARDS) for c in pack.cards):
+            raise invalid(f"state.packs[{i}].cards", "not distinct cards")
+
+
+def _runs(entropy: bytes) -> list[bytes]:
+    runs, i = [], 0
+    while i < len(entropy):
+        runs.append(entropy[i : i + 2 + entropy[i + 1]])
+        i += 2 + entropy[i + 1]
+    return runs
 
 
 def check_rules(rules: Any, rules_type: type) -> None:

@@ -37,8 +37,8 @@ from mazziere.engine.table import TableState
 from mazziere.engine.values import field_names, is_value
 from mazziere.engine.visibility import TableCard
 
-FORMAT = 2
-"""The byte form's version (1 was JSON text)."""
+FORMAT = 3
+"""The byte form's version (1 was JSON text; 2 dealt without commitments, docs/fairness.md)."""
 PROFILE_CACHE = 256
 """Rule profiles kept by their written form: presets and the few custom tables a process serves at once."""
 _KEPT_RULES_BYTES = 1024
@@ -73,6 +73,12 @@ def state_from_bytes(raw: bytes) -> TableState:
         version, game_id, rules, body = _OUTER.decode(raw)
     except msgspec.DecodeError as exc:
         raise Rejected(Reason.INVALID_STATE, f"not a Mazziere table state ({_what(exc)})") from None
+    if version == 2:
+        raise Rejected(
+            Reason.RULES_VERSION_UNSUPPORTED,
+            "this table was dealt before committed dealing (byte format 2): its deck cannot be proved fair; "
+            "start a new table",
+        )
     if version != FORMAT:
         raise Rejected(
             Reason.RULES_VERSION_UNSUPPORTED, f"the state is in byte format {version}; this engine reads {FORMAT}"

@@ -6,6 +6,9 @@
 ``mazziere simulate GAME --bots best,random --hands N``: bots play each other (docs/bots.md); ``mazziere rtp``:
 Sette e mezzo's exact CASINO return to player.
 
+``mazziere verify RECORD.ndjson``: check a table's public record against its committed dealing
+(docs/fairness.md); exits 0 when it holds, 1 naming the first mismatch.
+
 ``mazziere --version``: the installed distribution's version, the one ListGames reports as ``server_version``.
 """
 
@@ -34,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub.add_parser("new-key", help="print a fresh sealing key entry (kid:base64key) for MAZZIERE_SEAL_KEYS")
     simulate.add_parsers(sub)
+    verify = sub.add_parser("verify", help="check a table's public record (NDJSON; - for stdin): docs/fairness.md")
+    verify.add_argument("record", help="the record: one JSON update, replay step or event a line")
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args.record)
     if args.command == "simulate":
         return simulate.simulate(args)
     if args.command == "rtp":
@@ -61,6 +68,22 @@ def main(argv: list[str] | None = None) -> int:
         get_logger().error("startup_failed", error=str(exc))
         return 1
     return 0
+
+
+def _verify(path: str) -> int:
+    from mazziere.services.verify import Mismatch, events_of, verify_record
+
+    try:
+        with open(sys.stdin.fileno() if path == "-" else path, encoding="utf-8", closefd=path != "-") as lines:
+            result = verify_record(events_of(lines))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"mazziere verify: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    except Mismatch as exc:
+        print(f"NOT VERIFIED: {exc}")
+        return 1
+    print(result.summary())
+    return 0 if result.ok else 1
 
 
 if __name__ == "__main__":

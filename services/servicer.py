@@ -393,7 +393,13 @@ def _action(msg: pb.Action, where: str) -> engine.Action:
                 engine.Rejected(exc.reason, f"{where}.cards[{i}]: {exc.message}")
             ) from None
     target = msg.target if msg.HasField("target") else None
-    return engine.Action(msg.seat, msg.kind, msg.amount, target, cards)
+    try:
+        entropy = bytes.fromhex(msg.entropy)
+    except ValueError:
+        raise ServiceError.from_rejected(
+            engine.Rejected(engine.Reason.INVALID_ENTROPY, f"{where}.entropy: {msg.entropy[:80]!r} is not hex")
+        ) from None
+    return engine.Action(msg.seat, msg.kind, msg.amount, target, cards, entropy)
 
 
 def _requested_move(request: svc.ActRequest) -> bool:

@@ -99,9 +99,9 @@ def stacked(*decks: str) -> Iterator[None]:
     real = chance.shuffled
     mp = pytest.MonkeyPatch()
 
-    def fake(items: Sequence[Any], seed: bytes, counter: int) -> tuple[Any, ...]:
+    def fake(items: Sequence[Any], secret: bytes, draw: int, entropy: bytes = b"") -> tuple[Any, ...]:
         if not pending:
-            return real(items, seed, counter)
+            return real(items, secret, draw, entropy)
         top = pending.pop(0)
         missing = [c for c in top if c not in items]
         assert not missing, f"stacked cards {missing} are not in this pack"

@@ -66,7 +66,7 @@ class Toy(Game[ToyState, ToyRules]):
         deck = chance.shuffled([c for c in pack if c.rank not in rules.banned_ranks], seed, 0)
         hands = tuple(face_down(deck[i], i) for i in range(len(seats)))
         state = ToyState(
-            "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed, 1, 0,
+            "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed, 1, 0, b"", (),
             0, hands, deck[len(seats):], False,
         )  # fmt: skip
         return Outcome(state, tuple(Event(EventKind.DEALT, seat=i, cards=(h,)) for i, h in enumerate(hands)))

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from mazziere.engine import chance
 from mazziere.engine.cards import ITALIAN_40, Card
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.game import Game
@@ -78,14 +78,16 @@ class HighCard(Game[HighCardState, HighCardRules]):
     def start(self, rules: HighCardRules, seats: Sequence[Seat], seed: bytes, table_id: str) -> Outcome:
         if not 2 <= len(seats) <= 8:
             raise Rejected(Reason.INVALID_SEATS, f"high card seats 2 to 8 players, not {len(seats)}")
-        dealer, draws = first_dealer(len(seats), seed, None)
+        events: list[Event] = []
+        dealing = Dealing.opening(seed, events)
+        dealer = first_dealer(len(seats), dealing, None)
+        events.append(Event(EventKind.DEALER, seat=dealer))
         state = HighCardState.opening(
             self.id,
             table_id,
             rules,
             seats,
-            seed,
-            draws,
+            dealing,
             phase=Phase.WAITING if _can_deal(rules, tuple(s.chips for s in seats)) else Phase.OVER,
             dealer=dealer,
             hands=(None,) * len(seats),
@@ -94,7 +96,7 @@ class HighCard(Game[HighCardState, HighCardRules]):
             deals=0,
             stock=(),
         )
-        return Outcome(state, (Event(EventKind.DEALER, seat=dealer),))
+        return Outcome(state, tuple(events))
 
     def legal_actions(self, state: HighCardState, seat: int) -> tuple[LegalAction, ...]:
         if state.phase is Phase.WAITING and seat == state.dealer:
@@ -130,7 +132,9 @@ def _deal(step: Step[HighCardState]) -> Outcome:
     state = step.state
     able = [c >= state.rules.ante for c in state.chips]
     players = tuple(s for s in round_from(able, state.dealer) if able[s])
-    deck = chance.shuffled(ITALIAN_40, state.seed, state.draws)
+    deck = step.dealing.shuffle(ITALIAN_40)
+    step.dealing.reveal(keep_current=True)  # the last deal's pack is gathered
+    step.dealing.took(deck, len(players))
     hands: list[TableCard | None] = [None] * state.seat_count
     for i, s in enumerate(players):
         step.pay(s, POT, state.rules.ante, "ante")
@@ -142,7 +146,6 @@ def _deal(step: Step[HighCardState]) -> Outcome:
         left=players,
         kept=(),
         stock=deck[len(players) :],
-        draws=state.draws + 1,
     )
 
 

@@ -5,7 +5,7 @@
 >>> dealer = engine.to_act(state)[0]
 >>> state = engine.apply(state, engine.Action(dealer, "DEAL")).state
 >>> [entry.kind for entry in engine.legal_actions(state, engine.to_act(state)[0])]
-['KEEP']
+['KEEP', 'SWAP']
 """
 
 from mazziere.engine.games.saltacavallo.game import Saltacavallo

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from mazziere.engine import chance
 from mazziere.engine.cards import ITALIAN_40, Card, Suit
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.games.saltacavallo import validate
@@ -143,15 +143,15 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
                 Reason.INVALID_OPTION, f"first_dealer_seat {rules.first_dealer_seat} is not at this {n}-seat table"
             )
         events: list[Event] = []
-        dealer, draws = _choose_dealer(rules, n, seed, events)
+        dealing = Dealing.opening(seed, events)
+        dealer = _choose_dealer(rules, n, dealing)
         events.append(Event(EventKind.FIRST_DEALER, seat=dealer))
         state = SaltacavalloState.opening(
             self.id,
             table_id,
             rules,
             seats,
-            seed,
-            draws,
+            dealing,
             lives=(rules.lives,) * n,
             dealer=dealer,
             phase=Phase.DEAL,
@@ -242,29 +242,31 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
 # -- the steps of a game ------------------------------------------------------------------------------
 
 
-def _choose_dealer(rules: SaltacavalloRules, n: int, seed: bytes, events: list[Event]) -> tuple[int, int]:
-    """SC-4: the first dealer and the draw counter after choosing him."""
+def _choose_dealer(rules: SaltacavalloRules, n: int, dealing: Dealing) -> int:
+    """SC-4: the first dealer. Choosing him deals a pack face up: it is revealed at once."""
     method = rules.first_dealer
     if method in (FirstDealer.SEAT, FirstDealer.RANDOM):
-        return first_dealer(n, seed, rules.first_dealer_seat if method is FirstDealer.SEAT else None)
+        return first_dealer(n, dealing, rules.first_dealer_seat if method is FirstDealer.SEAT else None)
     # A random seat deals the pack face up, anticlockwise from the seat after him, until the card appears.
-    chooser = chance.randbelow(n, seed, 0)
-    pack = chance.shuffled(ITALIAN_40, seed, 1)
-    events.append(Event(EventKind.CHOOSE_DEALER, seat=chooser))
+    chooser = dealing.number(n)
+    pack = dealing.shuffle(ITALIAN_40)
+    dealing.event(EventKind.CHOOSE_DEALER, seat=chooser)
     every = (True,) * n
     seat = chooser
     denari = 0
-    for card in pack:
+    for i, card in enumerate(pack):
         seat = next_in_play(every, seat)  # type: ignore[assignment]  # a table seats two or more
-        events.append(Event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
+        dealing.took(pack[i:])
+        dealing.event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],))
         if method is FirstDealer.SECOND_DENARI:
             if card.suit is Suit.DENARI:
                 denari += 1
                 if denari == 2:
-                    return seat, 2
+                    break
         elif card == (_DUE_DI_DENARI if method is FirstDealer.DUE_DI_DENARI else _RE_DI_DENARI):
-            return seat, 2
-    raise AssertionError("the pack holds every card")  # pragma: no cover
+            break
+    dealing.reveal(keep_current=False)
+    return seat
 
 
 def _givers(state: SaltacavalloState) -> list[int]:
@@ -280,13 +282,13 @@ def _deal(step: Step[SaltacavalloState]) -> Outcome:
     rules, lives, dealer = state.rules, state.lives, state.dealer
     order = _round(lives, dealer)
     stock = state.stock
-    draws = state.draws
     if rules.reshuffle is Reshuffle.EVERY_HAND or len(stock) < len(order) + _DRAW_RESERVE:
-        stock = chance.shuffled(ITALIAN_40, state.seed, draws)
-        draws += 1
+        stock = step.dealing.shuffle(ITALIAN_40)
         step.event(EventKind.SHUFFLE, seat=dealer)
         cutter = previous_in_play(lives, dealer)
         step.event(EventKind.CUT, seat=dealer if cutter is None else cutter, target=dealer)
+    step.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
+    step.dealing.took(stock, len(order))
     hand: list[TableCard | None] = [None] * len(lives)
     for i, s in enumerate(order):
         card = stock[i]
@@ -296,7 +298,6 @@ def _deal(step: Step[SaltacavalloState]) -> Outcome:
     step.change(
         hand=tuple(hand),
         stock=stock[len(order) :],
-        draws=draws,
         discards=(),
         hands=state.hands + 1,
         losers=(),
@@ -361,6 +362,7 @@ def _draw(step: Step[SaltacavalloState]) -> Outcome:
     i = 0
     while i < len(stock):
         card = stock[i]
+        step.dealing.took(stock[i:])
         i += 1
         drawn = _FACE_UP[card]
         step.event(EventKind.DRAW, seat=dealer, cards=(drawn,))

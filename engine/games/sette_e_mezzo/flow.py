@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import msgspec
 
-from mazziere.engine import chance
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import EventKind
@@ -33,7 +32,7 @@ class Hand(Step[SetteEMezzoState]):
     """One action's working values of a state."""
 
     __slots__ = (
-        "bank", "bank_points", "discards", "draws", "exhausted", "fresh", "hand_number", "hands", "matta_shown",
+        "bank", "bank_points", "discards", "exhausted", "fresh", "hand_number", "hands", "matta_shown",
         "phase", "results", "rules", "sc", "stock", "turn",
     )  # fmt: skip
 
@@ -44,7 +43,6 @@ class Hand(Step[SetteEMezzoState]):
         self.hands = list(state.hands)
         self.stock = state.stock
         self.discards = state.discards
-        self.draws = state.draws
         self.phase = state.phase
         self.bank = state.bank
         self.turn = state.turn
@@ -65,7 +63,7 @@ class Hand(Step[SetteEMezzoState]):
                 chips=chips,
                 pot=pot,
                 seq=s.seq + 1,
-                draws=self.draws,
+                **(self._dealing.fields() if self._dealing is not None else {}),
                 phase=self.phase,
                 bank=self.bank,
                 turn=self.turn,
@@ -89,12 +87,12 @@ class Hand(Step[SetteEMezzoState]):
     def draw(self) -> Card:
         """The top card of the stock; SM-18: an empty stock is refilled from the shuffled discards."""
         if not self.stock:
-            self.stock = chance.shuffled([tc.card for tc in self.discards if tc.card], self.start.seed, self.draws)
-            self.draws += 1
+            self.stock = self.dealing.shuffle(tc.card for tc in self.discards if tc.card)
             self.discards = ()
             self.exhausted = True
             self.event(EventKind.SHUFFLED, amount=len(self.stock))
         card = self.stock[0]
+        self.dealing.took(self.stock)
         self.stock = self.stock[1:]
         return card
 
@@ -308,16 +306,15 @@ class Hand(Step[SetteEMezzoState]):
         discards = (*self.discards, *old)
         seats = round_from([c >= rules.min_stake for c in chips], b)
         if self.fresh:
-            self.stock = chance.shuffled(self.sc.pack, self.start.seed, self.draws)
-            self.draws += 1
+            self.stock = self.dealing.shuffle(self.sc.pack)
             discards = ()
             self.event(EventKind.SHUFFLED, amount=len(self.stock))
         elif len(self.stock) < len(seats):
             pool = [*self.stock, *(tc.card for tc in discards if tc.card)]
-            self.stock = chance.shuffled(pool, self.start.seed, self.draws)
-            self.draws += 1
+            self.stock = self.dealing.shuffle(pool)
             discards = ()
             self.event(EventKind.SHUFFLED, amount=len(self.stock))
+        self.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
         self.discards = discards
         self.fresh = self.exhausted = self.matta_shown = False
         self.hands = [SeatHand() for _ in range(n)]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from mazziere.engine import chance
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.games.sette_e_mezzo import validate
@@ -50,13 +50,14 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
                 f"sette e mezzo under these rules seats {rules.min_seats}..{rules.max_seats}, bank included; got {n}",
             )
         events: list[Event] = []
+        dealing = Dealing.opening(seed, events)
         if rules.first_bank is FirstBank.HIGHEST_CARD:
-            bank, draws = _highest_card(rules, n, seed, events)
+            bank = _highest_card(rules, n, dealing)
         else:
             fixed = rules.first_bank_seat if rules.first_bank is FirstBank.SEAT else None
             if fixed is not None and fixed >= n:
                 raise Rejected(Reason.INVALID_OPTION, f"first_bank_seat {fixed} is not at this table")
-            bank, draws = first_dealer(n, seed, fixed)
+            bank = first_dealer(n, dealing, fixed)
         events.append(Event(EventKind.FIRST_BANK, seat=bank))
         chips = tuple(s.chips for s in seats)
         over = not any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
@@ -65,8 +66,7 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             table_id,
             rules,
             seats,
-            seed,
-            draws,
+            dealing,
             phase=Phase.OVER if over else Phase.WAIT_DEAL,
             bank=bank,
             turn=-1 if over else bank,
@@ -237,24 +237,24 @@ def _burn(w: Hand, seat: int) -> None:
         w.after_card(seat)
 
 
-def _highest_card(rules: SetteEMezzoRules, n: int, seed: bytes, events: list[Event]) -> tuple[int, int]:
-    """SM-6 HIGHEST_CARD (S000): each seat draws a card face up; the highest rank deals; ties draw again."""
+def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
+    """SM-6 HIGHEST_CARD (S000): each seat draws a card face up; the highest rank deals; ties draw again from a
+    fresh pack once the pack is spent. Every card is face up: the packs are revealed at once."""
     sc = scoring(rules)
-    draws = 0
-    deck = chance.shuffled(sc.pack, seed, draws)
-    draws += 1
+    deck = dealing.shuffle(sc.pack)
     contenders = list(range(n))
     i = 0
     while len(contenders) > 1:
         drawn = []
         for s in contenders:
             if i == len(deck):
-                deck, i = chance.shuffled(sc.pack, seed, draws), 0
-                draws += 1
+                deck, i = dealing.shuffle(sc.pack), 0
             card = deck[i]
+            dealing.took(deck[i:])
             i += 1
             drawn.append((card.rank, s))
-            events.append(Event(EventKind.DREW, seat=s, cards=(face_up(card),)))
+            dealing.event(EventKind.DREW, seat=s, cards=(face_up(card),))
         top = max(r for r, _ in drawn)
         contenders = [s for r, s in drawn if r == top]
-    return contenders[0], draws
+    dealing.reveal(keep_current=False)
+    return contenders[0]

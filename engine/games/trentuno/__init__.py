@@ -2,8 +2,8 @@
 
 >>> from mazziere import engine
 >>> state = engine.new_table("trentuno", [engine.Seat(n, 50) for n in "abc"], seed=b"demo").state
->>> state = engine.apply(state, engine.Action(0, "DEAL")).state
->>> sorted({entry.kind for entry in engine.legal_actions(state, 1)})
+>>> state = engine.apply(state, engine.Action(state.dealer, "DEAL")).state
+>>> sorted({entry.kind for entry in engine.legal_actions(state, engine.to_act(state)[0])})
 ['EXCHANGE', 'STOP', 'TAKE_ALL']
 """
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from mazziere.engine import chance
 from mazziere.engine.cards import FRENCH_32, Card
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.games.trentuno import validate
@@ -97,7 +97,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         fixed = rules.first_dealer_seat if rules.first_dealer is FirstDealer.SEAT else None
         if fixed is not None and fixed >= n:
             raise Rejected(Reason.INVALID_OPTION, f"first_dealer_seat {fixed} is not at this {n}-seat table")
-        chosen, draws = first_dealer(n, seed, fixed)
+        events: list[Event] = []
+        dealing = Dealing.opening(seed, events)
+        chosen = first_dealer(n, dealing, fixed)
         in_play = mask(n, players)
         dealer = chosen if in_play[chosen] else next_in_play(in_play, chosen)
         assert dealer is not None  # at least two seats can be dealt in
@@ -106,8 +108,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             table_id,
             rules,
             seats,
-            seed,
-            draws,
+            dealing,
             phase=Phase.WAITING,
             dealer=dealer,
             deals=0,
@@ -123,7 +124,8 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             lives=lives,
             result=None,
         )
-        return Outcome(state, (Event(EventKind.DEALER, seat=dealer),))
+        events.append(Event(EventKind.DEALER, seat=dealer))
+        return Outcome(state, tuple(events))
 
     # -- the hot path ------------------------------------------------------------------------------
 
@@ -167,7 +169,9 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         for s in order:
             if ante and state.chips[s] >= ante:  # LIVES: a live seat that cannot pay plays on without paying
                 step.pay(s, POT, ante, "ante")
-        deck = chance.shuffled(FRENCH_32, state.seed, state.draws)
+        deck = step.dealing.shuffle(FRENCH_32)
+        step.dealing.reveal(keep_current=True)  # the last deal's pack is gathered
+        step.dealing.took(deck, 3 * (len(order) + 1))
         dealt: dict[int, list[Card]] = {s: [] for s in order}
         widow_cards: list[Card] = []
         i = 0
@@ -186,7 +190,6 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             step.event(EventKind.HAND, seat=s, cards=hands[s])
         step.event(EventKind.WIDOW, cards=widow)
         step.change(
-            draws=state.draws + 1,
             phase=Phase.PLAYING,
             deals=state.deals + 1,
             in_deal=players,

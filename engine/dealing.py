@@ -1,0 +1,173 @@
+"""Committed dealing: a table's draws within one action, with their commitments, provenance and reveals.
+
+A game never calls :mod:`engine.chance` itself: it asks its :class:`Dealing` (``step.dealing``, or
+:meth:`Dealing.opening` when a table starts) to shuffle a pack or draw a number. The dealing then
+
+* mixes in the entropy the seats contributed to that draw, and publishes the next draw's commitment
+  (a ``COMMITTED`` event);
+* keeps each pack it shuffles (its cards in canonical order) until the pack is revealed;
+* marks the cards a game takes from a pack (:meth:`Dealing.took`), so that the events showing them carry
+  their ``draw`` and place (``at``) in that pack;
+* reveals a pack's seed (a ``SEED`` event) when :meth:`Dealing.reveal` is called: games call it when a new
+  hand is dealt, the engine when a game ends or its table is closed. docs/fairness.md has the algorithm.
+
+>>> from mazziere.engine.cards import ITALIAN_40
+>>> events = []
+>>> dealing = Dealing.opening(b"secret", events)
+>>> deck = dealing.shuffle(ITALIAN_40)
+>>> dealing.took(deck, 2)
+>>> first = dealing.event(EventKind.DEALT, seat=0, cards=(TableCard(deck[1], PUBLIC),))
+>>> first.draw, first.at, [str(e.kind) for e in events]
+(0, (1,), ['COMMITTED', 'COMMITTED', 'DEALT'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+import msgspec
+
+from mazziere.engine import chance
+from mazziere.engine.cards import ALL_CARDS, Card
+from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import Event, EventKind
+from mazziere.engine.table import Pack, TableState
+from mazziere.engine.visibility import PUBLIC, Audience, TableCard
+
+S = TypeVar("S", bound=TableState)
+
+
+def _text(card: Card) -> str:
+    return str(card)
+
+
+class Dealing:
+    """The dealing fields of a state (``seed``, ``draws``, ``entropy``, ``packs``) as one action changes them."""
+
+    __slots__ = ("draws", "entropy", "events", "origin", "packs", "secret")
+
+    def __init__(self, secret: bytes, draws: int, entropy: bytes, packs: tuple[Pack, ...], events: list[Event]):
+        self.secret = secret
+        self.draws = draws
+        self.entropy = entropy
+        self.packs = packs
+        self.events = events
+        """Where the dealing tells what it does: the step's own list of events."""
+        self.origin: dict[Card, tuple[int, int]] = {}
+        """The cards taken from a pack in this action: their draw and place in it."""
+
+    @classmethod
+    def of(cls, state: TableState, events: list[Event]) -> Dealing:
+        return cls(state.seed, state.draws, state.entropy, state.packs, events)
+
+    @classmethod
+    def opening(cls, secret: bytes, events: list[Event]) -> Dealing:
+        """A new table's dealing: no draw yet; the first draw's commitment told."""
+        dealing = cls(secret, 0, b"", (), events)
+        dealing._commit()
+        return dealing
+
+    def fields(self) -> dict[str, Any]:
+        """The state fields as changed."""
+        return {"draws": self.draws, "entropy": self.entropy, "packs": self.packs}
+
+    # -- draws -------------------------------------------------------------------------------------
+
+    def shuffle(self, cards: Iterable[Card]) -> tuple[Card, ...]:
+        """A new pack of ``cards`` (put in canonical order, then shuffled by the next draw): the one dealt from."""
+        contents = tuple(sorted(cards, key=_text))
+        deck = chance.shuffled(contents, self.secret, self.draws, self.entropy)
+        self.packs = (*self.packs, Pack(self.draws, bytes(c.index for c in contents)))
+        self._drew()
+        return deck
+
+    def number(self, n: int) -> int:
+        """An integer in ``range(n)`` by the next draw, revealed at once (its result is public)."""
+        draw, seed = self.draws, chance.draw_seed(self.secret, self.draws)
+        value = chance.number(n, seed, self.entropy)
+        self._drew()
+        self.events.append(Event(EventKind.SEED, target=value, amount=n, draw=draw, data=seed.hex()))
+        return value
+
+    def took(self, stock: Sequence[Card], count: int = 1) -> None:
+        """The first ``count`` cards of ``stock`` (what is left of the current pack) leave it now."""
+        pack = self.packs[-1]
+        first = len(pack.cards) - len(stock)
+        for j in range(count):
+            self.origin[stock[j]] = (pack.draw, first + j)
+
+    def reveal(self, *, keep_current: bool) -> None:
+        """Reveal every pack kept (but the one dealt from, if ``keep_current``): all its cards are gathered."""
+        kept = self.packs[-1:] if keep_current else ()
+        for pack in self.packs[: len(self.packs) - len(kept)]:
+            cards = tuple(TableCard(ALL_CARDS[i], PUBLIC) for i in pack.cards)
+            seed = chance.draw_seed(self.secret, pack.draw)
+            self.events.append(Event(EventKind.SEED, cards=cards, draw=pack.draw, data=seed.hex()))
+        self.packs = kept
+
+    def _drew(self) -> None:
+        self.draws += 1
+        self.entropy = b""
+        self._commit()
+
+    def _commit(self) -> None:
+        seed = chance.draw_seed(self.secret, self.draws)
+        self.events.append(Event(EventKind.COMMITTED, draw=self.draws, data=chance.commitment(seed).hex()))
+
+    # -- events ------------------------------------------------------------------------------------
+
+    def event(
+        self,
+        kind: EventKind,
+        *,
+        seat: int | None = None,
+        target: int | None = None,
+        cards: tuple[TableCard, ...] = (),
+        amount: int = 0,
+        points: int = 0,
+        seen_by: Audience = PUBLIC,
+    ) -> Event:
+        """Tell an event (and return it); cards taken from a pack in this action carry their draw and place."""
+        draw, at = None, ()
+        if cards and self.origin:
+            places = [self.origin.get(tc.card) if tc.card is not None else None for tc in cards]
+            known = [p for p in places if p is not None]
+            if len(known) == len(cards) and len({p[0] for p in known}) == 1:
+                draw, at = known[0][0], tuple(p[1] for p in known)
+        event = Event(kind, seat, target, cards, amount, points, seen_by, draw, at)
+        self.events.append(event)
+        return event
+
+
+def with_entropy(state: S, seat: int, entropy: bytes) -> tuple[S, tuple[Event]]:
+    """``state`` with ``seat``'s entropy for the next draw, and the event telling it; raise :class:`Rejected`
+    (INVALID_ENTROPY) if it is too long or the seat gave some for that draw already."""
+    if len(entropy) > chance.MAX_ENTROPY:
+        raise Rejected(
+            Reason.INVALID_ENTROPY, f"entropy is at most {chance.MAX_ENTROPY} bytes for one draw, not {len(entropy)}"
+        )
+    if seat in contributors(state.entropy):
+        raise Rejected(
+            Reason.INVALID_ENTROPY, f"seat {seat} has given its entropy for draw {state.draws}; send it after that draw"
+        )
+    event = Event(EventKind.ENTROPY, seat=seat, draw=state.draws, data=entropy.hex())
+    return msgspec.structs.replace(state, entropy=state.entropy + chance.contribution(seat, entropy)), (event,)
+
+
+def contributors(entropy: bytes) -> list[int]:
+    """The seats whose contributions ``entropy`` holds, in order (ValueError if it is not a run of them)."""
+    seats, i = [], 0
+    while i < len(entropy):
+        if i + 2 > len(entropy) or i + 2 + entropy[i + 1] > len(entropy) or not entropy[i + 1]:
+            raise ValueError("not a run of (seat, length, bytes) contributions")
+        seats.append(entropy[i])
+        i += 2 + entropy[i + 1]
+    return seats
+
+
+def gather(state: S, events: list[Event]) -> S:
+    """The table's packs all gathered (the game has ended or the table is closed): every seed kept is revealed."""
+    dealing = Dealing.of(state, events)
+    dealing.reveal(keep_current=False)
+    return msgspec.structs.replace(state, packs=dealing.packs)

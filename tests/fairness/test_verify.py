@@ -1,0 +1,158 @@
+"""Committed dealing, shown over random whole games of every game and preset (docs/fairness.md).
+
+The verifier (services/verify.py, which imports nothing of the engine) accepts the spectator's public record;
+changing any one dealt card, commitment, seed or contributed entropy in it makes it fail, naming what changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from mazziere import engine
+from mazziere.engine import chance
+from mazziere.engine.visibility import redact
+from mazziere.services import jsonwire
+from mazziere.services.cli import main
+from mazziere.services.gen.mazziere.v1 import table_pb2
+from mazziere.services.verify import verify_record
+from tests.helpers import random_step
+
+CASES = [(g.id, preset, n) for g in engine.all_games() for preset in g.presets for n in (3, 5)]
+FAIRNESS = {"COMMITTED", "ENTROPY", "SEED"}
+
+
+def play(game: str, preset: str, seats: int, seed: int, *, max_actions: int = 300) -> list[dict[str, Any]]:
+    """A random game with random entropy on a third of the moves; the spectator's record as JSON events."""
+    rng = random.Random(seed)
+    out = engine.new_table(game, [engine.Seat(f"p{i}", 60) for i in range(seats)], seed=bytes([seed]), preset=preset)
+    record = list(out.events)
+    state = out.state
+    given: set[int] = set()
+    for _ in range(max_actions):
+        if engine.is_over(state):
+            break
+        action = random_step(state, rng)
+        if rng.random() < 0.35 and action.seat not in given:
+            action = msgspec.structs.replace(action, entropy=rng.randbytes(rng.randint(1, chance.MAX_ENTROPY)))
+        out = engine.apply(state, action)
+        if any(e.kind == "COMMITTED" for e in out.events):
+            given = set()
+        elif action.entropy:
+            given.add(action.seat)
+        record += out.events
+        state = out.state
+    record += engine.gather(state).events
+    return _copy([jsonwire.write(e, table_pb2.Event) for e in redact(tuple(record), None)])
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{p}-{n}" for g, p, n in CASES])
+def record(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
+    game, preset, seats = request.param
+    return play(game, preset, seats, seed=len(request.node.name))
+
+
+def test_the_verifier_accepts_every_random_whole_game(record: list[dict[str, Any]]) -> None:
+    result = verify_record(record)
+    assert result.ok, result.error
+    assert result.checked_draws and not result.unrevealed  # gathered at the end: every pack revealed
+
+
+def _dealt_face_up(record: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    return [(i, j) for i, e in enumerate(record) if e.get("at") for j, c in enumerate(e["cards"]) if "card" in c]
+
+
+def test_changing_a_dealt_card_fails_naming_it(record: list[dict[str, Any]]) -> None:
+    i, j = random.Random(1).choice(_dealt_face_up(record))
+    bad = _copy(record)
+    shown = bad[i]["cards"][j]["card"]
+    bad[i]["cards"][j]["card"] = next(c["card"] for e in record if e["kind"] == "SEED" for c in e.get("cards", ()) if c["card"] != shown)
+    result = verify_record(bad)
+    assert not result.ok and f"event {i}" in result.error and f"place {record[i]['at'][j]}" in result.error
+
+
+@pytest.mark.parametrize("kind", ["COMMITTED", "SEED"])
+def test_changing_a_commitment_or_seed_fails_naming_it(record: list[dict[str, Any]], kind: str) -> None:
+    i = random.Random(2).choice([i for i, e in enumerate(record) if e["kind"] == kind and e["draw"] in _revealed(record)])
+    bad = _copy(record)
+    bad[i]["data"] = ("0" if bad[i]["data"][0] != "0" else "1") + bad[i]["data"][1:]
+    result = verify_record(bad)
+    assert not result.ok and f"draw {record[i]['draw']}" in result.error and "commitment" in result.error
+
+
+def test_changing_contributed_entropy_fails(record: list[dict[str, Any]]) -> None:
+    given = [i for i, e in enumerate(record) if e["kind"] == "ENTROPY" and _face_up_after(record, e["draw"])]
+    if not given:
+        pytest.skip("no entropy went into a pack with a face-up card in this game")  # pragma: no cover
+    i = given[0]
+    bad = _copy(record)
+    bad[i]["data"] = "ff" + bad[i]["data"][2:] if not bad[i]["data"].startswith("ff") else "00" + bad[i]["data"][2:]
+    result = verify_record(bad)
+    assert not result.ok  # a dealt card of that draw, or (if it happens to land the same) one shown later
+    assert f"draw {record[i]['draw']}" in result.error or "no pack in play had dealt it" in result.error
+
+
+def _copy(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A record as a reader parses it: no object shared (the JSON writer shares each table card's object)."""
+    return json.loads(json.dumps(record))  # type: ignore[no-any-return]
+
+
+def _revealed(record: list[dict[str, Any]]) -> set[int]:
+    return {e["draw"] for e in record if e["kind"] == "SEED"}
+
+
+def _face_up_after(record: list[dict[str, Any]], draw: int) -> bool:
+    return any(e.get("draw") == draw and e.get("at") and any("card" in c for c in e["cards"]) for e in record)
+
+
+def test_a_card_shown_later_that_no_pack_dealt_fails() -> None:
+    record = play("trentuno", "CLASSICO", 3, seed=4)
+    shown = next(i for i, e in enumerate(record) if e["kind"] == "SHOW")
+    pack = next(e for e in record if e["kind"] == "SEED" and e.get("cards"))
+    dealt = {c["card"] for e in record[:shown] if e.get("at") for c in e["cards"] if "card" in c}
+    dealt |= {c["card"] for c in record[shown]["cards"]}
+    stranger = next(c["card"] for c in pack["cards"] if c["card"] not in dealt)
+    record[shown]["cards"][0]["card"] = stranger
+    assert not verify_record(record).ok
+
+
+def test_a_seats_entropy_changes_the_deck() -> None:
+    state = engine.new_table("sette_e_mezzo", [engine.Seat(n, 50) for n in "abc"], seed=b"same").state
+    deal = engine.Action(state.bank, "DEAL")  # type: ignore[attr-defined]
+    plain = engine.apply(state, deal).state.stock  # type: ignore[attr-defined]
+    mixed = engine.apply(state, msgspec.structs.replace(deal, entropy=b"mine")).state.stock  # type: ignore[attr-defined]
+    other = engine.apply(state, msgspec.structs.replace(deal, entropy=b"yours")).state.stock  # type: ignore[attr-defined]
+    assert len({plain, mixed, other}) == 3
+
+
+def test_entropy_is_bounded_and_given_once_a_draw() -> None:
+    state = engine.new_table("trentuno", [engine.Seat(n, 50) for n in "abc"], seed=b"s").state
+    with pytest.raises(engine.Rejected, match="at most 32 bytes") as too_long:
+        engine.apply(state, engine.Action(state.dealer, "DEAL", entropy=bytes(33)))  # type: ignore[attr-defined]
+    assert too_long.value.reason is engine.Reason.INVALID_ENTROPY
+
+
+def test_the_verifier_imports_nothing_of_the_engine() -> None:
+    tree = ast.parse(Path("services/verify.py").read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    assert not {m for m in modules if m and m.startswith("mazziere")}
+
+
+def test_mazziere_verify_exits_0_or_1_naming_the_mismatch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = play("saltacavallo", "NAPOLETANO", 4, seed=9)
+    good = tmp_path / "good.ndjson"
+    good.write_text("".join(json.dumps({"events": [e]}) + "\n" for e in record))
+    assert main(["verify", str(good)]) == 0 and capsys.readouterr().out.startswith("verified:")
+    seed = next(i for i, e in enumerate(record) if e["kind"] == "SEED")
+    record[seed]["data"] = "00" * 32
+    bad = tmp_path / "bad.ndjson"
+    bad.write_text("\n".join(json.dumps(e) for e in record))
+    assert main(["verify", str(bad)]) == 1 and "does not match its commitment" in capsys.readouterr().out
