@@ -144,6 +144,8 @@ def _same(item: Any) -> Any:
 
 
 def _text(item: Any) -> str:
+    if type(item) is bytes:  # entropy: hex on the wire
+        return item.hex()
     if isinstance(item, Enum):
         return str(item.value)
     return str(item)

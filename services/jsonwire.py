@@ -158,6 +158,8 @@ def text(item: Any) -> str:
         return item
     if type(item) is Card:
         return str(item)
+    if type(item) is bytes:  # entropy: hex on the wire
+        return item.hex()
     return str(item.value) if isinstance(item, Enum) else str(item)
 
 

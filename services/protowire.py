@@ -182,6 +182,8 @@ def _text_bytes(item: Any) -> bytes:
         data = item.encode()
     elif type(item) is Card:
         return _card_bytes(item)
+    elif type(item) is bytes:  # entropy: hex on the wire
+        data = item.hex().encode()
     else:
         data = (str(item.value) if isinstance(item, Enum) else str(item)).encode()
     n = len(data)
