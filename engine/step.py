@@ -74,7 +74,9 @@ class Step(Generic[S]):
     ) -> None:
         """Tell what happened (the fields ``kind`` carries: :class:`~engine.events.EventKind`)."""
         if self._dealing is not None and cards:
-            self._dealing.event(kind, seat=seat, target=target, cards=cards, amount=amount, points=points, seen_by=seen_by)
+            self._dealing.event(
+                kind, seat=seat, target=target, cards=cards, amount=amount, points=points, seen_by=seen_by
+            )
         else:
             self.events.append(Event(kind, seat, target, cards, amount, points, seen_by))
 

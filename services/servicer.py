@@ -23,6 +23,7 @@ from importlib import metadata
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import grpc
+import msgspec
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -34,6 +35,7 @@ from mazziere.engine.game import Game
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
+from mazziere.engine.values import Value
 from mazziere.engine.visibility import Viewer, redact
 from mazziere.services import jsonwire, protowire
 from mazziere.services.codec import to_plain, to_proto
@@ -58,8 +60,26 @@ _TRANSFER_JSON = jsonwire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 MAX_ADVICE_SAMPLES = 1000
 """The most deals an ``Advise`` call may ask to sample (AdviseRequest.samples)."""
 _AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
-"""``Event.auto = true``, appended to the bytes of each event of an auto-played move (a field may come in any
-order on the wire, so the events' own writer stays the one of every move)."""
+"""``Event.auto = true``, put in its field-number place in the bytes of each event of an auto-played move."""
+
+
+class _Provenance(Value, frozen=True):
+    """The event fields numbered after ``auto`` (draw, at, data), written after its mark."""
+
+    draw: int | None
+    at: tuple[int, ...]
+    data: str
+
+
+_PROVENANCE = protowire.writer(_Provenance, pb.Event.DESCRIPTOR)
+
+
+def _auto_event(event: engine.Event) -> bytes:
+    """An auto-played move's event with ``auto = true`` among its fields in number order."""
+    if event.draw is None and not event.at and not event.data:
+        return _EVENT(event) + _AUTO
+    head = _EVENT(msgspec.structs.replace(event, draw=None, at=(), data=""))
+    return head + _AUTO + _PROVENANCE(_Provenance(event.draw, event.at, event.data))
 
 
 DISTRIBUTION = "mazziere"
@@ -467,7 +487,6 @@ def _update(
     """What ``viewer`` may see after ``events``: a ``SeatUpdate`` written by :mod:`services.protowire`. ``auto``:
     the events are those of an auto-played move (each gets ``auto = true``); ``game``: the state's, when the
     caller has it already."""
-    mark = _AUTO if auto else b""
     game = game or engine.get_game(state.game)
     view = redact(game.view(state, viewer), viewer)
     kind: Any = type(view)
@@ -475,7 +494,7 @@ def _update(
     parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
     parts.append(protowire.length_delimited(b"\x12", protowire.length_delimited(_VIEW_TAGS[state.game], view_bytes)))
     for event in redact_events(events, viewer):  # events = 3
-        parts.append(protowire.length_delimited(b"\x1a", _EVENT(event) + mark))
+        parts.append(protowire.length_delimited(b"\x1a", _auto_event(event) if auto else _EVENT(event)))
     if viewer is not None:
         for entry in game.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))

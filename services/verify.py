@@ -211,7 +211,9 @@ def _check_shown_later(
 ) -> None:
     """A card turned up after its deal must be one a pack in play had dealt before (check 5)."""
     for face, i in shown:
-        live = [d for d, places in dealt.items() if places and places[0][2] < i and revealed.get(d, len(shown) + i + 1) > i]
+        live = [
+            d for d, places in dealt.items() if places and places[0][2] < i and revealed.get(d, len(shown) + i + 1) > i
+        ]
         if any(d not in revealed for d in live):
             continue  # a pack in play is not revealed yet: this card cannot be placed
         known = {result.dealt[d][p] for d in live for p, _, j in dealt[d] if j < i}

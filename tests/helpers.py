@@ -114,6 +114,15 @@ def stacked(*decks: str) -> Iterator[None]:
         mp.undo()
 
 
+FAIRNESS = frozenset({"COMMITTED", "ENTROPY", "SEED"})
+"""The event kinds of the fairness record (docs/fairness.md): told beside play, never a rule's own event."""
+
+
+def play_kinds(events: Sequence[Any]) -> list[str]:
+    """The kinds of ``events`` in order, without the fairness record (tests/fairness checks that part)."""
+    return [e.kind for e in events if e.kind not in FAIRNESS]
+
+
 def cards(text: str) -> tuple[Card, ...]:
     return parse_cards(text)
 

@@ -50,16 +50,20 @@ def test_stream_extends_when_rejections_use_up_the_buffer():
 
 def test_an_extended_stream_reads_on_from_where_the_buffer_ended():
     """When rejections use up the buffer, the stream is extended, not restarted: each draw is the first word of
-    SHAKE-256(domain, counter, seed), read four bytes at a time, that falls below the rejection limit."""
+    SHAKE-256(deal domain || SHA-256(mix domain || seed || entropy)), read four bytes at a time, that falls below
+    the rejection limit, where seed is the draw's seed (HMAC of the secret and the draw number)."""
     import hashlib
+    import hmac
 
     n = 2**31 + 1  # nearly half of all words are rejected
     limit = 2**32 - 2**32 % n
     extended = 0
-    for counter in range(512):
-        raw = hashlib.shake_256(b"mazziere/chance/v1" + counter.to_bytes(8, "big") + b"x").digest(4096)
+    for draw in range(512):
+        seed = hmac.new(b"x", b"mazziere/seed/v2" + draw.to_bytes(8, "big"), hashlib.sha256).digest()
+        key = hashlib.sha256(b"mazziere/mix/v2" + seed).digest()  # no entropy
+        raw = hashlib.shake_256(b"mazziere/deal/v2" + key).digest(4096)
         words = [int.from_bytes(raw[i : i + 4], "big") for i in range(0, len(raw), 4)]
         first = next(i for i, w in enumerate(words) if w < limit)
         extended += first >= 5  # beyond the five words a single draw reads first
-        assert chance.randbelow(n, b"x", counter) == words[first] % n
-    assert extended  # some counters needed the extension
+        assert chance.randbelow(n, b"x", draw) == words[first] % n
+    assert extended  # some draws needed the extension

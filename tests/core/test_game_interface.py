@@ -4,7 +4,7 @@ import msgspec
 import pytest
 
 from mazziere import engine
-from mazziere.engine import codec, registry
+from mazziere.engine import codec, registry, wire
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import describe, with_options
 from mazziere.engine.table import Action, Seat
@@ -92,7 +92,7 @@ def test_state_bytes_round_trip_and_are_canonical():
     assert engine.state_from_bytes(raw) == state
     assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw
     fmt, game, rules, _ = msgspec.msgpack.decode(raw)
-    assert (fmt, game) == (2, "toy")
+    assert (fmt, game) == (3, "toy")
     assert rules == [1, "PLAIN", {"banned_ranks": [2, 3], "lucky_card": "Rd"}]  # the preset and the overrides
 
 
@@ -109,8 +109,8 @@ def test_a_json_state_of_the_first_format_is_refused_as_an_old_version():
         lambda good: b"",
         lambda good: b"not a state",
         lambda good: msgspec.msgpack.encode([]),
-        lambda good: msgspec.msgpack.encode([2, "toy"]),
-        lambda good: msgspec.msgpack.encode([2, "nope", [1, "PLAIN", {}], []]),
+        lambda good: msgspec.msgpack.encode([wire.FORMAT, "toy"]),
+        lambda good: msgspec.msgpack.encode([wire.FORMAT, "nope", [1, "PLAIN", {}], []]),
         lambda good: good[:-3],
         lambda good: good.replace(b"PLAIN", b"PLAIX"),
         lambda good: good + b"\x00",
@@ -120,6 +120,14 @@ def test_unreadable_states_are_typed_rejections(spoil):
     with pytest.raises(Rejected) as err:
         engine.state_from_bytes(spoil(engine.state_to_bytes(table())))
     assert err.value.reason in (Reason.INVALID_STATE, Reason.UNKNOWN_GAME)
+
+
+def test_a_state_of_the_byte_format_before_committed_dealing_is_refused_as_an_old_version():
+    _, game, rules, body = msgspec.msgpack.decode(engine.state_to_bytes(table()))
+    with pytest.raises(Rejected) as err:
+        engine.state_from_bytes(msgspec.msgpack.encode([2, game, rules, body]))
+    assert err.value.reason is Reason.RULES_VERSION_UNSUPPORTED
+    assert "byte format 2" in err.value.message
 
 
 def test_a_state_of_another_rules_version_is_refused():

@@ -72,14 +72,18 @@ def test_changing_a_dealt_card_fails_naming_it(record: list[dict[str, Any]]) -> 
     i, j = random.Random(1).choice(_dealt_face_up(record))
     bad = _copy(record)
     shown = bad[i]["cards"][j]["card"]
-    bad[i]["cards"][j]["card"] = next(c["card"] for e in record if e["kind"] == "SEED" for c in e.get("cards", ()) if c["card"] != shown)
+    bad[i]["cards"][j]["card"] = next(
+        c["card"] for e in record if e["kind"] == "SEED" for c in e.get("cards", ()) if c["card"] != shown
+    )
     result = verify_record(bad)
     assert not result.ok and f"event {i}" in result.error and f"place {record[i]['at'][j]}" in result.error
 
 
 @pytest.mark.parametrize("kind", ["COMMITTED", "SEED"])
 def test_changing_a_commitment_or_seed_fails_naming_it(record: list[dict[str, Any]], kind: str) -> None:
-    i = random.Random(2).choice([i for i, e in enumerate(record) if e["kind"] == kind and e["draw"] in _revealed(record)])
+    i = random.Random(2).choice(
+        [i for i, e in enumerate(record) if e["kind"] == kind and e["draw"] in _revealed(record)]
+    )
     bad = _copy(record)
     bad[i]["data"] = ("0" if bad[i]["data"][0] != "0" else "1") + bad[i]["data"][1:]
     result = verify_record(bad)

@@ -22,7 +22,7 @@ from mazziere.services.servicer import TableCore, Written, served_games
 
 CORE = TableCore(Keyring([("k", bytes(32))]))
 TRUSTED = TableCore(Keyring([("k", bytes(32))]), trusted_mode=True)
-MAX_ACTIONS = 400
+MAX_ACTIONS = 600
 """Actions of one game at most (every game here ends well before, with few chips)."""
 CASES = [
     (game, preset, seats)

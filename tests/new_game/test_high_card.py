@@ -11,12 +11,14 @@ import pytest
 from mazziere import engine
 from mazziere.engine import registry
 from tests.conformance.harness import check_random_play
+from tests.helpers import play_kinds
 from tests.new_game.high_card import HighCard
 
 DOCUMENTED = {
     "mazziere.engine",
     "mazziere.engine.cards",
     "mazziere.engine.chance",
+    "mazziere.engine.dealing",
     "mazziere.engine.errors",
     "mazziere.engine.events",
     "mazziere.engine.game",
@@ -47,12 +49,12 @@ def test_a_hand_of_high_card() -> None:
     out = engine.new_table("high_card", [engine.Seat("Ada", 5), engine.Seat("Bruno", 5)], seed=b"demo")
     dealer = engine.to_act(out.state)[0]
     out = engine.apply(out.state, engine.Action(dealer, "DEAL"))
-    assert out.state.pot == 2 and [str(e.kind) for e in out.events] == ["DEALT", "DEALT"]
+    assert out.state.pot == 2 and play_kinds(out.events) == ["DEALT", "DEALT"]
     first = engine.to_act(out.state)[0]
     assert first != dealer
     out = engine.apply(out.state, engine.Action(first, "KEEP"))
     out = engine.apply(out.state, engine.Action(dealer, "PASS"))
-    assert [str(e.kind) for e in out.events] == ["PASS", "SHOW", "WIN", "HAND_OVER", "DEALER"]
+    assert play_kinds(out.events) == ["PASS", "SHOW", "WIN", "HAND_OVER", "DEALER"]
     assert out.state.chips[first] == 6 and out.state.pot == 0
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from mazziere import engine
 from mazziere.engine.games.saltacavallo import SaltacavalloState
 from mazziere.engine.table import Action, Event, Outcome, Seat
-from tests.helpers import replace, stacked
+from tests.helpers import play_kinds, replace, stacked
 
 GAME = "saltacavallo"
 
@@ -64,7 +64,8 @@ def run(
 
 
 def kinds(events: Sequence[Event]) -> list[str]:
-    return [e.kind for e in events]
+    """The kinds of play's events (the fairness record left out)."""
+    return play_kinds(events)
 
 
 def seen(state: SaltacavalloState, viewer: int | None) -> list[str | None]:

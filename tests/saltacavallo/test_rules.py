@@ -154,7 +154,8 @@ def test_sc5_shuffle_cut_and_deal_from_the_next_seat_dealer_last() -> None:
     state = table(4, dealer=2)
     out = deal(state, "3d 4c 5b 6s")
     assert kinds(out.events)[:2] == ["SHUFFLE", "CUT"]
-    assert out.events[1].seat == 1 and out.events[1].target == 2  # the seat before the dealer cuts
+    cut = next(e for e in out.events if e.kind == "CUT")
+    assert cut.seat == 1 and cut.target == 2  # the seat before the dealer cuts
     dealt = [(e.seat, str(e.cards[0].card)) for e in out.events if e.kind == "CARD_DEALT"]
     assert dealt == [(3, "3d"), (0, "4c"), (1, "5b"), (2, "6s")]
     state = out.state
@@ -191,6 +192,9 @@ def test_sc5_continue_plays_the_stock_down() -> None:
 
 def test_sc5_continue_reshuffles_when_the_stock_cannot_cover_a_hand() -> None:
     state = table(3, reshuffle="CONTINUE")
+    # the stock below is what is left of a pack shuffled before (a stock is always the rest of a pack kept)
+    kept = deal(state, "Ad 2d 3d").state
+    state = replace(state, draws=kept.draws, packs=kept.packs)
     short = replace(state, stock=engine.parse_cards("Ad 2d 3d 4d 5d 6d 7d"))  # 3 seats + 5 reserve = 8
     out = engine.apply(short, Action(0, "DEAL"))
     assert "SHUFFLE" in kinds(out.events) and len(out.state.stock) == 37

@@ -13,7 +13,7 @@ from mazziere.engine.games.sette_e_mezzo.state import Phase, Status
 from mazziere.engine.table import Action, Seat
 from mazziere.engine.values import field_names
 from mazziere.engine.visibility import PUBLIC, only
-from tests.helpers import stacked
+from tests.helpers import play_kinds, stacked
 from tests.sette_e_mezzo.table import table
 
 
@@ -113,7 +113,7 @@ def test_sm6_highest_card_ties_through_the_whole_pack_draw_from_a_fresh_shuffle(
         out = engine.new_table("sette_e_mezzo", people, seed=b"x", options={"first_bank": "HIGHEST_CARD"})
     drew = [str(e.cards[0].card) for e in out.events if e.kind == "DREW"]
     assert " ".join(drew[:40]) == ties and out.state.draws == 2
-    fresh = chance.shuffled(ITALIAN_40, b"x", 1)
+    fresh = chance.shuffled(sorted(ITALIAN_40, key=str), b"x", 1)  # a pack is shuffled from canonical order
     assert drew[40:42] == cards_text(fresh[:2]).split()
     assert len(drew) % 2 == 0 and out.state.bank == (
         0 if fresh[len(drew) - 42].rank > fresh[len(drew) - 41].rank else 1
@@ -249,7 +249,7 @@ def test_game_over_when_no_player_can_stake():
 
 def test_game_over_at_once_when_nobody_can_stake():
     out = engine.new_table("sette_e_mezzo", [Seat("a", 50), Seat("b", 0)], seed=b"x", options={"first_bank": "SEAT"})
-    assert engine.is_over(out.state) and [e.kind for e in out.events] == ["FIRST_BANK", "GAME_OVER"]
+    assert engine.is_over(out.state) and play_kinds(out.events) == ["FIRST_BANK", "GAME_OVER"]
 
 
 def test_view_never_holds_seed_stock_or_draws():
@@ -302,7 +302,7 @@ def test_sm7_sm8_the_turn_skips_a_seat_that_sits_the_hand_out():
 def test_sm10_a_last_player_busting_all_in_ends_the_game_in_the_same_action():
     run = table("5d 6c 7s", seats=2, chips=[100, 3]).do("1 STAKE 3", "1 HIT")
     assert run.state.hands[1].status is Status.BUST and run.chips == (103, 0)
-    assert run.state.phase is Phase.OVER and [e.kind for e in run.events[-2:]] == ["HAND_OVER", "GAME_OVER"]
+    assert run.state.phase is Phase.OVER and play_kinds(run.events)[-2:] == ["HAND_OVER", "GAME_OVER"]
 
 
 def test_sm10_a_bust_shown_keeps_its_total_in_the_results():

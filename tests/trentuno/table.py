@@ -8,7 +8,7 @@ from mazziere import engine
 from mazziere.engine.cards import parse_cards
 from mazziere.engine.games.trentuno.state import TrentunoState
 from mazziere.engine.table import Action, Outcome, Seat
-from tests.helpers import stacked
+from tests.helpers import play_kinds, stacked
 
 
 def new(
@@ -47,7 +47,8 @@ def act(state: TrentunoState, seat: int, kind: str, cards: str = "") -> Outcome:
 
 
 def kinds(outcome: Outcome) -> list[str]:
-    return [e.kind for e in outcome.events]
+    """The kinds of play's events (the fairness record left out)."""
+    return play_kinds(outcome.events)
 
 
 def hand_text(state: TrentunoState, seat: int) -> str:

@@ -132,14 +132,27 @@ async function play(legal: api.LegalAction, amount?: bigint, cards?: string[]): 
   ui.message = "";
   render();
   try {
+    // This seat's random bytes for the next draw, on its first move after each commitment (docs/fairness.md).
+    const gift = s.fairness.entropy();
     const action = {
       seat: s.seat,
       kind: legal.kind,
       amount: legal.maxAmount > 0n ? (amount ?? legal.minAmount) : 0n,
       target: legal.target,
       cards: cards ?? legal.cards,
+      entropy: gift.entropy,
     };
-    const answer = await api.host.play({ tableId: s.tableId, expectedSeq: s.seq, action }, api.as(s.capability));
+    const request = { tableId: s.tableId, expectedSeq: s.seq, action };
+    let answer: Awaited<ReturnType<typeof api.host.play>>;
+    try {
+      answer = await api.host.play(request, api.as(s.capability));
+      if (action.entropy) s.fairness.gave(gift.draw);
+    } catch (error) {
+      // Given already for this draw (before a reload, say): the move goes again without it.
+      if (!action.entropy || api.refusal(error).reason !== "INVALID_ENTROPY") throw error;
+      s.fairness.gave(gift.draw);
+      answer = await api.host.play({ ...request, action: { ...action, entropy: "" } }, api.as(s.capability));
+    }
     ui.drafts.delete(legal.kind);
     ui.picked = {};
     if (answer.update) say(s.apply(answer.update));
@@ -204,10 +217,17 @@ function leaveTable(): void {
   ui = freshUi();
 }
 
-function openTable(tableId: string, kept: storage.Kept, invites: Map<string, api.Invite> = new Map()): void {
+function openTable(
+  tableId: string,
+  kept: storage.Kept,
+  invites: Map<string, api.Invite> = new Map(),
+  opening?: api.HostedUpdate,
+): void {
   leaveTable();
   const s = new Session(tableId, kept.capability, kept.owner);
   session = s;
+  // The opening's public events (the first commitments), which no Watch repeats: the record starts with them.
+  if (opening) s.fairness.step(opening.seq, opening.update?.events ?? [], undefined);
   ui.invites = invites;
   ui.ownerOpen = invites.size > 0;
   watcher = new Watcher(tableId, kept.capability, {
@@ -257,7 +277,7 @@ async function start(choice: SetupChoice): Promise<void> {
     for (const invite of opened.invites) if (invite.seat !== choice.mySeat) invites.set(`seat-${invite.seat}`, invite);
     if (invites.size && opened.spectators) invites.set("spectators", opened.spectators);
     history.pushState(null, "", `${location.pathname}${location.search}#table=${encodeURIComponent(opened.tableId)}`);
-    openTable(opened.tableId, { capability: mine.capability, owner, at: Date.now() }, invites);
+    openTable(opened.tableId, { capability: mine.capability, owner, at: Date.now() }, invites, opened.update);
   } catch (error) {
     setupMessage(refusalText(api.refusal(error)));
     if (submit) submit.disabled = false;

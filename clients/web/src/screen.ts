@@ -7,7 +7,7 @@ import { cardButton, cardElement, cardName } from "./cards";
 import { button, el } from "./dom";
 import type { Session } from "./session";
 import { picture, type Pile } from "./table";
-import { ACTION_NAMES, gameTitle, policyName } from "./words";
+import { ACTION_NAMES, gameTitle, policyName, shortHex } from "./words";
 
 export interface Ui {
   busy: boolean;
@@ -168,6 +168,31 @@ function middlePanel(s: Session, ui: Ui, h: Handlers): HTMLElement {
   for (const pile of pic.piles) middle.append(pileRow(pile, picks, ui, h, held(s, ui)));
   middle.append(el("p", { class: "info" }, pic.info.join(" · ")));
   return middle;
+}
+
+/** Committed dealing (docs/fairness.md): the commitment to the next draw, short, and the check of the last pack
+ * revealed (over the events this page received). */
+function fairnessLine(s: Session): HTMLElement {
+  const { commitment, verdict } = s.fairness;
+  const line = el("p", {
+    class: "fairness",
+    "data-draw": commitment ? String(commitment.draw) : "",
+    "data-commitment": commitment?.data ?? "",
+    "data-verified": verdict ? String(verdict.ok) : "",
+  });
+  if (commitment) {
+    line.append(
+      `Prossima estrazione (next draw) ${commitment.draw}, impegno (commitment) `,
+      el("code", { title: commitment.data }, shortHex(commitment.data)),
+    );
+  }
+  if (verdict) {
+    if (commitment) line.append(" · ");
+    const state = verdict.ok === true ? "ok" : verdict.ok === false ? "bad" : "unknown";
+    // Not a live region: the screen is drawn again at every step; the verdict is read out once, as a log line.
+    line.append(el("span", { class: `verdict ${state}` }, verdict.text));
+  }
+  return line;
 }
 
 /** Whose turn it is, and the time left to a person's turn (the page's clock ticks it down; see `tick`). */
@@ -451,6 +476,7 @@ export function tableScreen(s: Session, ui: Ui, h: Handlers): HTMLElement {
     el("p", { class: "role" }, role),
     seatsPanel(s, ui, h),
     middlePanel(s, ui, h),
+    fairnessLine(s),
     turnLine(s),
     el("p", { class: "message" }, ui.message),
     actionsPanel(s, ui, h),

@@ -4,6 +4,7 @@
 // Watch stream, and a step older than the one shown is dropped.
 
 import type * as api from "./api";
+import { Fairness } from "./fairness";
 import { picture, seatNames } from "./table";
 import type { Connection } from "./watch";
 import { eventText, transferText } from "./words";
@@ -30,6 +31,8 @@ export class Session {
   /** Hands this page saw end. */
   hands = 0;
   connection: Connection = "connecting";
+  /** The public record this page received: the commitment shown, each revealed pack checked, the seat's entropy. */
+  fairness = new Fairness();
 
   constructor(
     readonly tableId: string,
@@ -56,6 +59,7 @@ export class Session {
       // The table as the host has it now: it replaces whatever the page showed.
       this.known = true;
       this.seq = u.seq;
+      this.fairness.snapshot(u.seq);
       this.toAct = u.toAct;
       this.isOver = u.isOver;
       this.closed = u.closed;
@@ -89,6 +93,9 @@ export class Session {
       lines.push(`Tempo scaduto per ${who}: il tavolo gioca per lui con prudenza (${who}'s time ran out: the table plays a cautious move)`);
     }
     for (const e of events) lines.push(eventText(e, names, this.game));
+    const verdict = this.fairness.verdict;
+    this.fairness.step(u.seq, events, this.seat);
+    if (this.fairness.verdict !== verdict && this.fairness.verdict) lines.push(this.fairness.verdict.text);
     // The chips the step moved, in the words of the settlement: one wording, payer first.
     for (const t of u.settlement) lines.push(transferText(t, names));
     if (events.some((e) => e.kind === "HAND_OVER" || e.kind === "GAME_OVER")) {

@@ -102,6 +102,11 @@ export function transferText(t: Transfer, names: string[]): string {
   return payText(names, t.payer, t.payee, t.amount, t.reason);
 }
 
+/** A commitment or seed, short: its first 12 hex digits (the page shows the whole one on hover). */
+export function shortHex(data: string): string {
+  return data.length > 12 ? `${data.slice(0, 12)}…` : data;
+}
+
 function cardsText(cards: GameEvent["cards"]): string {
   return cards.map((c) => (c.card ? cardName(c.card) : HIDDEN_NAME)).join(", ");
 }
@@ -260,6 +265,18 @@ export function eventText(e: GameEvent, names: string[], game: string): string {
       break;
     case "WIN":
       text = `${who} vince la smazzata (wins the deal)${pts}`;
+      break;
+    // Committed dealing (docs/fairness.md), every game
+    case "COMMITTED":
+      text = `Estrazione ${e.draw} impegnata: ${shortHex(e.data)} (draw ${e.draw} committed)`;
+      break;
+    case "ENTROPY":
+      text = `${who} aggiunge il suo caso all'estrazione ${e.draw} (adds randomness to draw ${e.draw})`;
+      break;
+    case "SEED":
+      text = e.cards.length
+        ? `Mazzo dell'estrazione ${e.draw} svelato: ${e.cards.length} carte (pack of draw ${e.draw} revealed)`
+        : `Estrazione ${e.draw} svelata (draw ${e.draw} revealed)`;
       break;
     // Every game
     case "HAND_OVER":

@@ -1,0 +1,110 @@
+// Committed dealing at the web table (docs/fairness.md): the page keeps the public record it has received, shows
+// the commitment to the next draw, checks each pack when its seed is revealed (verify.ts, the TypeScript client's
+// verifier), and gives this seat's own random bytes to each draw, once, with its first move after the commitment.
+//
+// The record begins when the page does (a Watch starts with the table as it is now, without its past events; the
+// owner's page also has the opening's events from OpenTable). It is checked as a partial record: a draw committed
+// before it began is "not verifiable here", never a failure. A gap (a snapshot past the last step seen) starts
+// it over.
+
+import { toJson } from "@bufbuild/protobuf";
+import type * as api from "./api";
+import { EventSchema } from "./gen/mazziere/v1/table_pb";
+import { type JsonEvent, toHex, verifyRecord } from "./verify";
+
+/** Bytes of entropy the page gives a draw (docs/fairness.md: 16 from crypto.getRandomValues). */
+const ENTROPY_BYTES = 16;
+
+export interface Verdict {
+  /** true: verified; false: a mismatch; null: committed before this page's record began (not verifiable here). */
+  ok: boolean | null;
+  /** The draws revealed by the step checked. */
+  draws: number[];
+  text: string;
+}
+
+export class Fairness {
+  /** The events received, in order, as REST writes them (the form the verifier reads). */
+  record: JsonEvent[] = [];
+  /** The step the record reaches (-1n: none yet). */
+  seq = -1n;
+  /** The last commitment told: to the table's next draw. */
+  commitment: { draw: number; data: string } | undefined;
+  verdict: Verdict | undefined;
+  /** The draws this page's seat has given entropy to. */
+  private given = new Set<number>();
+  /** Entropy was sent while the next draw was not known here (the page joined late): not again until a commitment. */
+  private sentBlind = false;
+
+  /** A snapshot at `seq`: the record goes on if it reaches that step, else it starts over (events were missed). */
+  snapshot(seq: bigint): void {
+    if (seq !== this.seq) this.restart(seq);
+  }
+
+  /** One step's events (the step `seq`), as the page's audience received them. */
+  step(seq: bigint, events: api.GameEvent[], seat: number | undefined): void {
+    if (this.seq >= 0n && seq !== this.seq + 1n) this.restart(seq - 1n);
+    this.seq = seq;
+    const revealed: number[] = [];
+    let packs = false;
+    for (const e of events) {
+      this.record.push(toJson(EventSchema, e) as unknown as JsonEvent);
+      if (e.kind === "COMMITTED" && e.draw !== undefined) {
+        this.commitment = { draw: e.draw, data: e.data };
+        this.sentBlind = false;
+      } else if (e.kind === "ENTROPY" && e.draw !== undefined && e.seat === seat) {
+        this.given.add(e.draw);
+      } else if (e.kind === "SEED" && e.draw !== undefined) {
+        revealed.push(e.draw);
+        packs ||= e.cards.length > 0;
+      }
+    }
+    if (revealed.length) this.check(revealed, packs);
+  }
+
+  /** The entropy for this seat's next move, in hex (16 random bytes on its first move after each commitment;
+   * else empty), and the draw it is for (undefined: the page has not seen the next draw's commitment). */
+  entropy(): { entropy: string; draw: number | undefined } {
+    const draw = this.commitment?.draw;
+    if (draw === undefined ? this.sentBlind : this.given.has(draw)) return { entropy: "", draw };
+    return { entropy: toHex(crypto.getRandomValues(new Uint8Array(ENTROPY_BYTES))), draw };
+  }
+
+  /** The move that carried entropy for `draw` was played, or refused as INVALID_ENTROPY (given already). */
+  gave(draw: number | undefined): void {
+    if (draw !== undefined) this.given.add(draw);
+    else if (this.commitment === undefined) this.sentBlind = true;
+  }
+
+  private restart(seq: bigint): void {
+    this.record = [];
+    this.seq = seq;
+  }
+
+  /** Checks the record when a step reveals `draws` (packs among them, or numbers drawn only). */
+  private check(draws: number[], packs: boolean): void {
+    const result = verifyRecord(this.record, { partial: true });
+    if (!result.ok) {
+      const what = packs ? "Mazzo NON verificato (deck not verified)" : "Estrazione NON verificata (draw not verified)";
+      this.verdict = { ok: false, draws, text: `${what}: ${result.error}` };
+    } else if (draws.every((d) => result.unverifiable.includes(d))) {
+      this.verdict = {
+        ok: null,
+        draws,
+        text:
+          `Estrazione (draw) ${draws.join(", ")} non verificabile qui: impegnata prima che questa pagina si collegasse ` +
+          `(not verifiable here: committed before this page joined)`,
+      };
+    } else {
+      const checked = draws.filter((d) => !result.unverifiable.includes(d)).join(", ");
+      const cards = `${result.checkedCards} ${result.checkedCards === 1 ? "carta controllata" : "carte controllate"}`;
+      this.verdict = {
+        ok: true,
+        draws,
+        text: packs
+          ? `Mazzo verificato (deck verified): estrazione (draw) ${checked} · ${cards} in tutto (cards checked in all)`
+          : `Estrazione verificata (draw verified): ${checked}`,
+      };
+    }
+  }
+}
