@@ -35,4 +35,5 @@ def table_methods(core: TableCore) -> list[Method]:
             streaming=True,
         ),
         Method(SERVICE_NAME, "Advise", core.advise, svc.AdviseRequest, cost=always(CostClass.ADVICE)),
+        Method(SERVICE_NAME, "Gather", core.gather, svc.GatherRequest),
     ]

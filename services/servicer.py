@@ -218,6 +218,14 @@ class TableCore:
             self._check_seat(state, viewer, request.seat_key)
         return TableAnswer(svc.GetViewResponse, {}, Outcome(state), [viewer], engine.get_game(state.game))
 
+    def gather(self, request: svc.GatherRequest, call: Call) -> svc.GatherResponse:
+        """The table closed for good: the seeds of the packs it still keeps (:func:`engine.gather`)."""
+        state = self._open(request.state, request.table_id, call)
+        call.game = state.game
+        call.table_id = state.table_id
+        events = engine.gather(state).events
+        return svc.GatherResponse(events=[pb.Event.FromString(_EVENT(e)) for e in events])
+
     def advise(self, request: svc.AdviseRequest, call: Call) -> svc.AdviseResponse:
         """The seat's odds, from its own view only (:func:`engine.bots.advise`); needs the seat's key."""
         if not 0 <= request.samples <= MAX_ADVICE_SAMPLES:

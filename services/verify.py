@@ -96,126 +96,201 @@ def number(n: int, seed: bytes, entropy: bytes = b"") -> int:
 
 
 def events_of(lines: Iterable[str]) -> list[dict[str, Any]]:
-    """The events of an NDJSON record: every ``events`` array of each line, in order (a bare event counts)."""
+    """The events of an NDJSON record, one JSON object a line: every ``events`` array in a line (depth first,
+    in order), or the line itself when it is an event (it has ``kind``). Blank lines are skipped."""
     found: list[dict[str, Any]] = []
 
     def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            if "kind" in value and isinstance(value.get("kind"), str):
-                found.append(value)
-                return
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
+        if isinstance(value, list):
             for item in value:
                 walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key == "events" and isinstance(item, list):
+                    found.extend(e for e in item if isinstance(e, dict))
+                else:
+                    walk(item)
 
-    for number_, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                walk(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise Mismatch(f"line {number_} is not JSON ({exc.msg})") from None
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise Mismatch(f"line {i}: not JSON ({exc.msg})") from None
+        if isinstance(value, dict) and isinstance(value.get("kind"), str):
+            found.append(value)
+        else:
+            walk(value)
     return found
 
 
-def _hex(event: dict[str, Any], i: int) -> bytes:
+def verify_record(events: Iterable[dict[str, Any]], *, partial: bool = False) -> Result:
+    """Checks 1 to 5 of docs/fairness.md over one table's record, in the order the events were told; the first
+    mismatch by its place in the record. ``partial``: the record may begin mid-table (a draw whose commitment
+    it lacks is not a failure, nor a card shown that it never saw dealt). Never raises for a bad record."""
     try:
-        return bytes.fromhex(event.get("data", ""))
-    except ValueError:
-        raise Mismatch(f"event {i} ({event['kind']}): data is not hex") from None
-
-
-def _face(card: dict[str, Any]) -> str | None:
-    return card.get("card") or None
-
-
-def verify_record(events: Iterable[dict[str, Any]]) -> Result:
-    """Check a record's events (docs/fairness.md, "Checking a record"); never raises for a bad record."""
-    try:
-        return _verify(list(events))
-    except Mismatch as exc:
-        return Result(ok=False, error=str(exc))
+        return _Check(partial).run(list(events))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         return Result(ok=False, error=f"the record is malformed ({type(exc).__name__}: {exc})")
 
 
-def _verify(events: list[dict[str, Any]]) -> Result:
-    commitments: dict[int, bytes] = {}
-    entropy: dict[int, bytes] = {}
-    dealt: dict[int, list[tuple[int, str | None, int]]] = {}  # draw -> (place, face or None, event index)
-    revealed: dict[int, int] = {}  # draw -> index of its SEED event
-    shown_later: list[tuple[str, int]] = []
-    result = Result(ok=True)
-    for i, e in enumerate(events):
-        kind, draw = e["kind"], e.get("draw")
+def _short(text: str) -> str:
+    return f"{text[:12]}…" if len(text) > 16 else text or '""'
+
+
+class _Check:
+    """The checks of :func:`verify_record`, event by event (the same as ``verifyRecord`` in TypeScript)."""
+
+    def __init__(self, partial: bool) -> None:
+        self.partial = partial
+        self.first: tuple[int, str] | None = None
+        self.commitments: dict[int, str] = {}
+        self.entropy: dict[int, bytes] = {}
+        self.first_card: dict[int, int] = {}
+        self.seeds: dict[int, str] = {}
+        self.packs: dict[int, tuple[list[str] | None, int]] = {}  # draw -> (order or None for a number, revealed at)
+        self.dealt: list[tuple[int, int, list[int], list[str | None]]] = []  # (event, draw, places, faces)
+        self.shown: list[tuple[int, str, str]] = []  # (event, kind, face)
+        self.result = Result(ok=True)
+
+    def fail(self, at: int, text: str) -> None:
+        if self.first is None or at < self.first[0]:
+            self.first = (at, text)
+
+    def run(self, events: list[dict[str, Any]]) -> Result:
+        for t, event in enumerate(events):
+            self.event(t, event)
+        self.check_dealt()
+        self.check_shown()
+        r = self.result
+        r.unrevealed = sorted({d for _, d, _, _ in self.dealt} - set(self.seeds))
+        r.dealt = {d: order for d, (order, _) in self.packs.items() if order is not None}
+        if self.first is not None:
+            r.ok, r.error = False, self.first[1]
+        return r
+
+    def event(self, t: int, e: dict[str, Any]) -> None:
+        kind = str(e.get("kind", ""))
+        draw = e.get("draw")
+        cards = e.get("cards") if isinstance(e.get("cards"), list) else []
+        if draw is not None and (type(draw) is not int or draw < 0):
+            return self.fail(t, f"event {t} ({kind}): draw {draw} is not a draw number")
         if kind == "COMMITTED":
-            data = _hex(e, i)
-            if commitments.setdefault(draw, data) != data:
-                raise Mismatch(f"event {i}: draw {draw} has a second, different commitment")
+            if draw is None:
+                return self.fail(t, f"event {t} (COMMITTED): no draw")
+            data, before = str(e.get("data", "")).lower(), self.commitments.get(draw)
+            if before is not None and before != data:  # 1. no draw has two different commitments
+                return self.fail(t, f"draw {draw}: two commitments, {_short(before)} and then {_short(data)}")
+            self.commitments[draw] = data
         elif kind == "ENTROPY":
-            if draw in dealt or draw in revealed:
-                raise Mismatch(f"event {i}: entropy for draw {draw} comes after that draw")
-            given = _hex(e, i)
-            entropy[draw] = entropy.get(draw, b"") + bytes((e["seat"], len(given))) + given
+            if draw is None:
+                return self.fail(t, f"event {t} (ENTROPY): no draw")
+            if self.partial and draw not in self.commitments:
+                return None  # its draw began before the record
+            if draw in self.first_card or draw in self.seeds:  # 2. no entropy after a card of its draw
+                return self.fail(
+                    t,
+                    f"draw {draw}: entropy from seat {e.get('seat')} appears after the draw was dealt from or revealed",
+                )
+            given = bytes.fromhex(str(e.get("data", "")))
+            self.entropy[draw] = self.entropy.get(draw, b"") + bytes((int(e["seat"]), len(given))) + given
         elif kind == "SEED":
-            if draw not in commitments:
-                raise Mismatch(f"event {i}: the seed of draw {draw} comes with no commitment before it")
-            seed = _hex(e, i)
-            if commitment(seed) != commitments[draw]:
-                raise Mismatch(f"event {i}: the seed of draw {draw} does not match its commitment")
-            revealed[draw] = i
-            _check_draw(e, draw, seed, entropy.get(draw, b""), dealt.get(draw, []), result)
-        elif e.get("at"):
-            if draw not in commitments:
-                raise Mismatch(f"event {i} ({kind}): a card of draw {draw} is dealt before its commitment")
-            for place, card in zip(e["at"], e["cards"], strict=True):
-                dealt.setdefault(draw, []).append((place, _face(card), i))
+            if draw is None:
+                return self.fail(t, f"event {t} (SEED): no draw")
+            self.seed(t, e, draw, cards)
+        elif cards and draw is not None:
+            places = [int(p) for p in e.get("at", ())]
+            if len(places) != len(cards):
+                return self.fail(t, f"event {t} ({kind}): {len(cards)} cards of draw {draw} but {len(places)} places")
+            if draw not in self.commitments:
+                if self.partial:
+                    return None  # dealt from a pack shuffled before the record began
+                return self.fail(t, f"draw {draw}: a card of it appears before its commitment")  # 1.
+            self.first_card.setdefault(draw, t)
+            self.dealt.append((t, draw, places, [c.get("card") or None for c in cards]))
         else:
-            shown_later += [(face, i) for face in map(_face, e.get("cards", ())) if face]
-    _check_shown_later(shown_later, dealt, revealed, result)
-    result.unrevealed = sorted(d for d in dealt if d not in revealed)
-    return result
+            self.shown += [(t, kind, c["card"]) for c in cards if c.get("card")]
+        return None
 
-
-def _check_draw(
-    e: dict[str, Any], draw: int, seed: bytes, mixed: bytes, dealt: list[tuple[int, str | None, int]], result: Result
-) -> None:
-    cards = [_face(c) for c in e.get("cards", ())]
-    if not cards:  # a number draw
-        n, value = int(e["amount"]), e.get("target")
-        if number(n, seed, mixed) != value:
-            raise Mismatch(f"draw {draw}: the number drawn below {n} is {number(n, seed, mixed)}, not {value}")
-        result.checked_draws.append(draw)
-        return
-    if None in cards or len(set(cards)) != len(cards) or cards != sorted(cards):  # type: ignore[type-var]
-        raise Mismatch(f"draw {draw}: the revealed pack is not distinct cards in canonical order")
-    order = shuffle(cards, seed, mixed)  # type: ignore[arg-type]
-    for place, face, i in dealt:
-        if not 0 <= place < len(order):
-            raise Mismatch(f"event {i}: draw {draw} has no place {place} (the pack holds {len(order)} cards)")
-        if face is not None and face != order[place]:
-            raise Mismatch(
-                f"event {i}: draw {draw}, place {place}: the record shows {face}, the pack puts {order[place]} there"
+    def seed(self, t: int, e: dict[str, Any], draw: int, cards: list[dict[str, Any]]) -> None:
+        data = str(e.get("data", "")).lower()
+        if draw in self.seeds:
+            if self.seeds[draw] != data:
+                self.fail(t, f"draw {draw}: two seeds, {_short(self.seeds[draw])} and then {_short(data)}")
+            return  # the same reveal told again
+        self.seeds[draw] = data
+        committed = self.commitments.get(draw)
+        if committed is None:
+            if not self.partial:  # 3. each SEED matches its commitment, which came first
+                self.fail(t, f"draw {draw}: its seed is revealed, but no commitment to it came before")
+            return
+        try:
+            seed = bytes.fromhex(data)
+        except ValueError:
+            return self.fail(t, f"draw {draw}: the seed {_short(data)} is not hex")
+        if commitment(seed).hex() != committed:
+            return self.fail(
+                t, f"draw {draw}: the seed {_short(data)} does not match the commitment {_short(committed)}"
             )
-        result.checked_cards += 1
-    result.checked_draws.append(draw)
-    result.dealt[draw] = order
+        mix = self.entropy.get(draw, b"")
+        self.result.checked_draws.append(draw)
+        if cards:  # 4. the pack's cards are distinct and in canonical order; its order is recomputed
+            contents = [c.get("card") or "" for c in cards]
+            for i, card in enumerate(contents):
+                if not card:
+                    return self.fail(t, f"draw {draw}: the revealed pack hides its card {i}")
+                if i and contents[i - 1] >= card:
+                    what = f"holds {card} twice" if contents[i - 1] == card else "is not in canonical order"
+                    return self.fail(t, f"draw {draw}: the revealed pack {what} ({contents[i - 1]}, {card})")
+            self.packs[draw] = (shuffle(contents, seed, mix), t)
+            return None
+        self.packs[draw] = (None, t)  # 4. every number drawn is recomputed
+        self.first_card.setdefault(draw, t)
+        n, value = int(e.get("amount", 0)), e.get("target")
+        if not 1 <= n <= 2**32:
+            return self.fail(t, f"draw {draw}: a number drawn below {e.get('amount', 'nothing')}")
+        if value is None:
+            return self.fail(t, f"draw {draw}: a number draw names no number")
+        if int(value) != number(n, seed, mix):
+            self.fail(t, f"draw {draw}: the record draws {value} below {n}, the seed draws {number(n, seed, mix)}")
+        return None
 
+    def check_dealt(self) -> None:
+        """4. Every card dealt with its face in the record is the card at its place in its revealed pack."""
+        for t, draw, places, faces in self.dealt:
+            if draw not in self.packs:
+                continue
+            order = self.packs[draw][0]
+            if order is None:
+                self.fail(t, f"draw {draw}: cards dealt from a number draw")
+                continue
+            for place, face in zip(places, faces, strict=True):
+                if not 0 <= place < len(order):
+                    self.fail(t, f"draw {draw}, place {place}: the pack has {len(order)} places")
+                    continue
+                self.result.checked_cards += 1
+                if face is not None and face != order[place]:
+                    self.fail(
+                        t, f"draw {draw}, place {place}: the record shows {face}, the pack puts {order[place]} there"
+                    )
 
-def _check_shown_later(
-    shown: list[tuple[str, int]],
-    dealt: dict[int, list[tuple[int, str | None, int]]],
-    revealed: dict[int, int],
-    result: Result,
-) -> None:
-    """A card turned up after its deal must be one a pack in play had dealt before (check 5)."""
-    for face, i in shown:
-        live = [
-            d for d, places in dealt.items() if places and places[0][2] < i and revealed.get(d, len(shown) + i + 1) > i
-        ]
-        if any(d not in revealed for d in live):
-            continue  # a pack in play is not revealed yet: this card cannot be placed
-        known = {result.dealt[d][p] for d in live for p, _, j in dealt[d] if j < i}
-        if live and face not in known:
-            raise Mismatch(f"event {i}: {face} is shown, but no pack in play had dealt it")
+    def check_shown(self) -> None:
+        """5. Every card shown face up later was dealt before, by a pack still in play when it is shown."""
+        for t, kind, face in self.shown:
+            found = possible = False
+            for at, draw, places, faces in self.dealt:
+                if at >= t:
+                    break
+                pack = self.packs.get(draw)
+                if pack is not None and pack[1] < t:
+                    continue  # gathered before: no card of it is in play
+                for place, seen in zip(places, faces, strict=True):
+                    order = pack[0] if pack is not None else None
+                    known = order[place] if order is not None and 0 <= place < len(order) else seen
+                    found = found or known == face
+                    possible = possible or known is None  # face down, and its pack not revealed yet
+                if found:
+                    break
+            if not found and not possible and not self.partial:
+                self.fail(t, f"event {t} ({kind}): {face} is shown face up, but no pack in play had dealt it")

@@ -284,6 +284,29 @@ ROUTES = [
         answer=_ADVICE,
     ),
     Route(
+        "Gather",
+        "POST",
+        "/v1/tables:gather",
+        "Close a table for good: the seeds of the packs it still keeps, to verify its record to the end",
+        {
+            "table": {
+                "summary": "Reveal the last pack of a table that will not be played on",
+                "value": {"tableId": "t_0123456789abcdef01234567", "state": _TOKEN},
+            }
+        },
+        answer={
+            "events": [
+                {
+                    "kind": "SEED",
+                    "cards": [{"card": "2b", "seenBy": {"everyone": True}}],
+                    "seenBy": {"everyone": True},
+                    "draw": 1,
+                    "data": "5f0c" + "0" * 60,
+                }
+            ]
+        },
+    ),
+    Route(
         "Replay",
         "POST",
         "/v1/tables:replay",

@@ -321,6 +321,10 @@ class Host:
         seq = record.seq + 1
         settings = Settings.decode(record.settings)
         closing = hpb.HostedUpdate(seq=seq, closed=True, game=settings.game)
+        gathered: svc.GatherResponse = await self._engine(  # the packs still kept: their seeds, for the record
+            "Gather", svc.GatherRequest(table_id=record.table_id, state=record.token)
+        )
+        closing.update.events.extend(gathered.events)
         seen = {a: closing.SerializeToString() for a in _audiences(len(settings.names))}
         if not await self._stored(self.store.close(record.table_id, Step(seq, b"", seen))):
             raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the table is already closed")

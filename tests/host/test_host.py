@@ -3,6 +3,8 @@ what never leaves it (state tokens, seat keys, other seats' cards)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 from collections.abc import Iterator
 from concurrent import futures
@@ -200,6 +202,25 @@ def test_a_closed_table_takes_no_move_and_tells_its_watchers(hosted: Hosted) -> 
     last = next(m for m in watch if m.HasField("update"))
     assert last.update.closed
     assert refused(lambda: play_first(hosted.stub, opened)) == "FAILED_PRECONDITION/TABLE_CLOSED"
+
+
+def test_closing_a_table_reveals_the_pack_still_in_play_to_its_watchers(hosted: Hosted) -> None:
+    """docs/fairness.md: the host's close gathers the table, so its record can be verified to the end."""
+    opened = open_trentuno(hosted.stub)
+    dealt = play_first(hosted.stub, opened).update.update.events  # the dealer deals: pack 1 is in play
+    committed = {e.draw: e.data for e in dealt if e.kind == "COMMITTED"}
+    opening = {e.draw: e.data for e in opened.update.update.events if e.kind == "COMMITTED"}
+    pack = next(e.draw for e in dealt if e.kind == "HAND")
+    watch = hosted.stub.Watch(hpb.WatchRequest(table_id=opened.table_id), metadata=cap(opened.spectators.capability))
+    assert next(watch).update.snapshot
+    hosted.stub.CloseTable(hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability))
+    last = next(m for m in watch if m.HasField("update")).update
+    seeds = [e for e in last.update.events if e.kind == "SEED"]
+    assert last.closed and [e.draw for e in seeds] == [pack]
+    assert hashlib.sha256(b"mazziere/commit/v2" + bytes.fromhex(seeds[0].data)).hexdigest() == {
+        **opening, **committed
+    }[pack]
+    watch.cancel()
 
 
 # -- moves in order ---------------------------------------------------------------------------------

@@ -714,6 +714,107 @@ func (x *GetViewRequest) GetSeatKey() string {
 	return ""
 }
 
+// GatherRequest names the table to gather.
+type GatherRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table the state belongs to.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The latest state of the table.
+	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GatherRequest) Reset() {
+	*x = GatherRequest{}
+	mi := &file_mazziere_v1_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GatherRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GatherRequest) ProtoMessage() {}
+
+func (x *GatherRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GatherRequest.ProtoReflect.Descriptor instead.
+func (*GatherRequest) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GatherRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *GatherRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// GatherResponse holds the reveals: public events every seat and the spectator may see.
+type GatherResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One SEED event for each pack still kept (none when every pack was revealed already).
+	Events        []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GatherResponse) Reset() {
+	*x = GatherResponse{}
+	mi := &file_mazziere_v1_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GatherResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GatherResponse) ProtoMessage() {}
+
+func (x *GatherResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GatherResponse.ProtoReflect.Descriptor instead.
+func (*GatherResponse) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GatherResponse) GetEvents() []*Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 // GetViewResponse is one viewer's picture of the table.
 type GetViewResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -731,7 +832,7 @@ type GetViewResponse struct {
 
 func (x *GetViewResponse) Reset() {
 	*x = GetViewResponse{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[7]
+	mi := &file_mazziere_v1_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -743,7 +844,7 @@ func (x *GetViewResponse) String() string {
 func (*GetViewResponse) ProtoMessage() {}
 
 func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[7]
+	mi := &file_mazziere_v1_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -756,7 +857,7 @@ func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewResponse.ProtoReflect.Descriptor instead.
 func (*GetViewResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{7}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetViewResponse) GetSeq() int64 {
@@ -802,7 +903,7 @@ type ReplayRequest struct {
 
 func (x *ReplayRequest) Reset() {
 	*x = ReplayRequest{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[8]
+	mi := &file_mazziere_v1_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +915,7 @@ func (x *ReplayRequest) String() string {
 func (*ReplayRequest) ProtoMessage() {}
 
 func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[8]
+	mi := &file_mazziere_v1_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +928,7 @@ func (x *ReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayRequest.ProtoReflect.Descriptor instead.
 func (*ReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{8}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReplayRequest) GetCreate() *CreateTableRequest {
@@ -872,7 +973,7 @@ type ReplayStep struct {
 
 func (x *ReplayStep) Reset() {
 	*x = ReplayStep{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[9]
+	mi := &file_mazziere_v1_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +985,7 @@ func (x *ReplayStep) String() string {
 func (*ReplayStep) ProtoMessage() {}
 
 func (x *ReplayStep) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[9]
+	mi := &file_mazziere_v1_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +998,7 @@ func (x *ReplayStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStep.ProtoReflect.Descriptor instead.
 func (*ReplayStep) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{9}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReplayStep) GetAction() *Action {
@@ -953,7 +1054,7 @@ type ReplayResponse struct {
 
 func (x *ReplayResponse) Reset() {
 	*x = ReplayResponse{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[10]
+	mi := &file_mazziere_v1_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -965,7 +1066,7 @@ func (x *ReplayResponse) String() string {
 func (*ReplayResponse) ProtoMessage() {}
 
 func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[10]
+	mi := &file_mazziere_v1_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,7 +1079,7 @@ func (x *ReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayResponse.ProtoReflect.Descriptor instead.
 func (*ReplayResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{10}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ReplayResponse) GetSteps() []*ReplayStep {
@@ -1004,7 +1105,7 @@ type StreamReplayRequest struct {
 
 func (x *StreamReplayRequest) Reset() {
 	*x = StreamReplayRequest{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[11]
+	mi := &file_mazziere_v1_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1117,7 @@ func (x *StreamReplayRequest) String() string {
 func (*StreamReplayRequest) ProtoMessage() {}
 
 func (x *StreamReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[11]
+	mi := &file_mazziere_v1_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +1130,7 @@ func (x *StreamReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamReplayRequest.ProtoReflect.Descriptor instead.
 func (*StreamReplayRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{11}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StreamReplayRequest) GetCreate() *CreateTableRequest {
@@ -1065,7 +1166,7 @@ type StreamReplayResponse struct {
 
 func (x *StreamReplayResponse) Reset() {
 	*x = StreamReplayResponse{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[12]
+	mi := &file_mazziere_v1_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1178,7 @@ func (x *StreamReplayResponse) String() string {
 func (*StreamReplayResponse) ProtoMessage() {}
 
 func (x *StreamReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[12]
+	mi := &file_mazziere_v1_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1191,7 @@ func (x *StreamReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamReplayResponse.ProtoReflect.Descriptor instead.
 func (*StreamReplayResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{12}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StreamReplayResponse) GetStep() *ReplayStep {
@@ -1121,7 +1222,7 @@ type AdviseRequest struct {
 
 func (x *AdviseRequest) Reset() {
 	*x = AdviseRequest{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[13]
+	mi := &file_mazziere_v1_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1234,7 @@ func (x *AdviseRequest) String() string {
 func (*AdviseRequest) ProtoMessage() {}
 
 func (x *AdviseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[13]
+	mi := &file_mazziere_v1_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1247,7 @@ func (x *AdviseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdviseRequest.ProtoReflect.Descriptor instead.
 func (*AdviseRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{13}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AdviseRequest) GetTableId() string {
@@ -1214,7 +1315,7 @@ type ActionAdvice struct {
 
 func (x *ActionAdvice) Reset() {
 	*x = ActionAdvice{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[14]
+	mi := &file_mazziere_v1_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1327,7 @@ func (x *ActionAdvice) String() string {
 func (*ActionAdvice) ProtoMessage() {}
 
 func (x *ActionAdvice) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[14]
+	mi := &file_mazziere_v1_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1340,7 @@ func (x *ActionAdvice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActionAdvice.ProtoReflect.Descriptor instead.
 func (*ActionAdvice) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{14}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ActionAdvice) GetAction() *Action {
@@ -1326,7 +1427,7 @@ type AdviseResponse struct {
 
 func (x *AdviseResponse) Reset() {
 	*x = AdviseResponse{}
-	mi := &file_mazziere_v1_service_proto_msgTypes[15]
+	mi := &file_mazziere_v1_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1338,7 +1439,7 @@ func (x *AdviseResponse) String() string {
 func (*AdviseResponse) ProtoMessage() {}
 
 func (x *AdviseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_service_proto_msgTypes[15]
+	mi := &file_mazziere_v1_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1351,7 +1452,7 @@ func (x *AdviseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdviseResponse.ProtoReflect.Descriptor instead.
 func (*AdviseResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{15}
+	return file_mazziere_v1_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AdviseResponse) GetSeat() int32 {
@@ -1444,7 +1545,12 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12\x17\n" +
 	"\x04seat\x18\x03 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n" +
 	"\bseat_key\x18\x04 \x01(\tR\aseatKeyB\a\n" +
-	"\x05_seat\"\x84\x01\n" +
+	"\x05_seat\"@\n" +
+	"\rGatherRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"<\n" +
+	"\x0eGatherResponse\x12*\n" +
+	"\x06events\x18\x01 \x03(\v2\x12.mazziere.v1.EventR\x06events\"\x84\x01\n" +
 	"\x0fGetViewResponse\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12/\n" +
 	"\x06update\x18\x02 \x01(\v2\x17.mazziere.v1.SeatUpdateR\x06update\x12\x15\n" +
@@ -1503,7 +1609,7 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x18ADVICE_BASIS_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12ADVICE_BASIS_EXACT\x10\x01\x12\x18\n" +
 	"\x14ADVICE_BASIS_SAMPLED\x10\x02\x12\x1c\n" +
-	"\x18ADVICE_BASIS_APPROXIMATE\x10\x032\x89\x04\n" +
+	"\x18ADVICE_BASIS_APPROXIMATE\x10\x032\xcc\x04\n" +
 	"\fTableService\x12J\n" +
 	"\tListGames\x12\x1d.mazziere.v1.ListGamesRequest\x1a\x1e.mazziere.v1.ListGamesResponse\x12P\n" +
 	"\vCreateTable\x12\x1f.mazziere.v1.CreateTableRequest\x1a .mazziere.v1.CreateTableResponse\x128\n" +
@@ -1511,7 +1617,8 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\aGetView\x12\x1b.mazziere.v1.GetViewRequest\x1a\x1c.mazziere.v1.GetViewResponse\x12A\n" +
 	"\x06Replay\x12\x1a.mazziere.v1.ReplayRequest\x1a\x1b.mazziere.v1.ReplayResponse\x12U\n" +
 	"\fStreamReplay\x12 .mazziere.v1.StreamReplayRequest\x1a!.mazziere.v1.StreamReplayResponse0\x01\x12A\n" +
-	"\x06Advise\x12\x1a.mazziere.v1.AdviseRequest\x1a\x1b.mazziere.v1.AdviseResponseB\xb0\x01\n" +
+	"\x06Advise\x12\x1a.mazziere.v1.AdviseRequest\x1a\x1b.mazziere.v1.AdviseResponse\x12A\n" +
+	"\x06Gather\x12\x1a.mazziere.v1.GatherRequest\x1a\x1b.mazziere.v1.GatherResponseB\xb0\x01\n" +
 	"\x0fcom.mazziere.v1B\fServiceProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
@@ -1527,7 +1634,7 @@ func file_mazziere_v1_service_proto_rawDescGZIP() []byte {
 }
 
 var file_mazziere_v1_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_mazziere_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_mazziere_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_mazziere_v1_service_proto_goTypes = []any{
 	(AdviceMethod)(0),            // 0: mazziere.v1.AdviceMethod
 	(AdviceBasis)(0),             // 1: mazziere.v1.AdviceBasis
@@ -1538,68 +1645,74 @@ var file_mazziere_v1_service_proto_goTypes = []any{
 	(*ActRequest)(nil),           // 6: mazziere.v1.ActRequest
 	(*ActResponse)(nil),          // 7: mazziere.v1.ActResponse
 	(*GetViewRequest)(nil),       // 8: mazziere.v1.GetViewRequest
-	(*GetViewResponse)(nil),      // 9: mazziere.v1.GetViewResponse
-	(*ReplayRequest)(nil),        // 10: mazziere.v1.ReplayRequest
-	(*ReplayStep)(nil),           // 11: mazziere.v1.ReplayStep
-	(*ReplayResponse)(nil),       // 12: mazziere.v1.ReplayResponse
-	(*StreamReplayRequest)(nil),  // 13: mazziere.v1.StreamReplayRequest
-	(*StreamReplayResponse)(nil), // 14: mazziere.v1.StreamReplayResponse
-	(*AdviseRequest)(nil),        // 15: mazziere.v1.AdviseRequest
-	(*ActionAdvice)(nil),         // 16: mazziere.v1.ActionAdvice
-	(*AdviseResponse)(nil),       // 17: mazziere.v1.AdviseResponse
-	(*GameInfo)(nil),             // 18: mazziere.v1.GameInfo
-	(*Rules)(nil),                // 19: mazziere.v1.Rules
-	(*Seat)(nil),                 // 20: mazziere.v1.Seat
-	(*SeatKey)(nil),              // 21: mazziere.v1.SeatKey
-	(*Transfer)(nil),             // 22: mazziere.v1.Transfer
-	(*SeatUpdate)(nil),           // 23: mazziere.v1.SeatUpdate
-	(*Action)(nil),               // 24: mazziere.v1.Action
+	(*GatherRequest)(nil),        // 9: mazziere.v1.GatherRequest
+	(*GatherResponse)(nil),       // 10: mazziere.v1.GatherResponse
+	(*GetViewResponse)(nil),      // 11: mazziere.v1.GetViewResponse
+	(*ReplayRequest)(nil),        // 12: mazziere.v1.ReplayRequest
+	(*ReplayStep)(nil),           // 13: mazziere.v1.ReplayStep
+	(*ReplayResponse)(nil),       // 14: mazziere.v1.ReplayResponse
+	(*StreamReplayRequest)(nil),  // 15: mazziere.v1.StreamReplayRequest
+	(*StreamReplayResponse)(nil), // 16: mazziere.v1.StreamReplayResponse
+	(*AdviseRequest)(nil),        // 17: mazziere.v1.AdviseRequest
+	(*ActionAdvice)(nil),         // 18: mazziere.v1.ActionAdvice
+	(*AdviseResponse)(nil),       // 19: mazziere.v1.AdviseResponse
+	(*GameInfo)(nil),             // 20: mazziere.v1.GameInfo
+	(*Rules)(nil),                // 21: mazziere.v1.Rules
+	(*Seat)(nil),                 // 22: mazziere.v1.Seat
+	(*SeatKey)(nil),              // 23: mazziere.v1.SeatKey
+	(*Transfer)(nil),             // 24: mazziere.v1.Transfer
+	(*SeatUpdate)(nil),           // 25: mazziere.v1.SeatUpdate
+	(*Action)(nil),               // 26: mazziere.v1.Action
+	(*Event)(nil),                // 27: mazziere.v1.Event
 }
 var file_mazziere_v1_service_proto_depIdxs = []int32{
-	18, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
-	19, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
-	20, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
-	21, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
-	22, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
-	23, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	24, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
-	21, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
-	22, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
-	23, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
-	24, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
-	23, // 11: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
-	4,  // 12: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	24, // 13: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
-	24, // 14: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
-	22, // 15: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
-	23, // 16: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
-	11, // 17: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
-	4,  // 18: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	24, // 19: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
-	11, // 20: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
-	24, // 21: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
-	1,  // 22: mazziere.v1.ActionAdvice.basis:type_name -> mazziere.v1.AdviceBasis
-	0,  // 23: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
-	16, // 24: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
-	2,  // 25: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
-	4,  // 26: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
-	6,  // 27: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
-	8,  // 28: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
-	10, // 29: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
-	13, // 30: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
-	15, // 31: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
-	3,  // 32: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
-	5,  // 33: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
-	7,  // 34: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
-	9,  // 35: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
-	12, // 36: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
-	14, // 37: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
-	17, // 38: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
-	32, // [32:39] is the sub-list for method output_type
-	25, // [25:32] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	20, // 0: mazziere.v1.ListGamesResponse.games:type_name -> mazziere.v1.GameInfo
+	21, // 1: mazziere.v1.CreateTableRequest.options:type_name -> mazziere.v1.Rules
+	22, // 2: mazziere.v1.CreateTableRequest.seats:type_name -> mazziere.v1.Seat
+	23, // 3: mazziere.v1.CreateTableResponse.seat_keys:type_name -> mazziere.v1.SeatKey
+	24, // 4: mazziere.v1.CreateTableResponse.settlement:type_name -> mazziere.v1.Transfer
+	25, // 5: mazziere.v1.CreateTableResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	26, // 6: mazziere.v1.ActRequest.action:type_name -> mazziere.v1.Action
+	23, // 7: mazziere.v1.ActRequest.viewers:type_name -> mazziere.v1.SeatKey
+	24, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
+	25, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
+	26, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
+	27, // 11: mazziere.v1.GatherResponse.events:type_name -> mazziere.v1.Event
+	25, // 12: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
+	4,  // 13: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	26, // 14: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
+	26, // 15: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
+	24, // 16: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
+	25, // 17: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
+	13, // 18: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
+	4,  // 19: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	26, // 20: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
+	13, // 21: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
+	26, // 22: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
+	1,  // 23: mazziere.v1.ActionAdvice.basis:type_name -> mazziere.v1.AdviceBasis
+	0,  // 24: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
+	18, // 25: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
+	2,  // 26: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
+	4,  // 27: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
+	6,  // 28: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
+	8,  // 29: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
+	12, // 30: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
+	15, // 31: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
+	17, // 32: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
+	9,  // 33: mazziere.v1.TableService.Gather:input_type -> mazziere.v1.GatherRequest
+	3,  // 34: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
+	5,  // 35: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
+	7,  // 36: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
+	11, // 37: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
+	14, // 38: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
+	16, // 39: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
+	19, // 40: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
+	10, // 41: mazziere.v1.TableService.Gather:output_type -> mazziere.v1.GatherResponse
+	34, // [34:42] is the sub-list for method output_type
+	26, // [26:34] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_mazziere_v1_service_proto_init() }
@@ -1617,7 +1730,7 @@ func file_mazziere_v1_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mazziere_v1_service_proto_rawDesc), len(file_mazziere_v1_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,7 @@ const (
 	TableService_Replay_FullMethodName       = "/mazziere.v1.TableService/Replay"
 	TableService_StreamReplay_FullMethodName = "/mazziere.v1.TableService/StreamReplay"
 	TableService_Advise_FullMethodName       = "/mazziere.v1.TableService/Advise"
+	TableService_Gather_FullMethodName       = "/mazziere.v1.TableService/Gather"
 )
 
 // TableServiceClient is the client API for TableService service.
@@ -56,6 +57,9 @@ type TableServiceClient interface {
 	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
 	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
 	Advise(ctx context.Context, in *AdviseRequest, opts ...grpc.CallOption) (*AdviseResponse, error)
+	// The table closed for good: every pack still kept is gathered and its seed revealed (SEED events), so its
+	// public record can be verified to the end (docs/fairness.md). The state must not be played on afterwards.
+	Gather(ctx context.Context, in *GatherRequest, opts ...grpc.CallOption) (*GatherResponse, error)
 }
 
 type tableServiceClient struct {
@@ -145,6 +149,16 @@ func (c *tableServiceClient) Advise(ctx context.Context, in *AdviseRequest, opts
 	return out, nil
 }
 
+func (c *tableServiceClient) Gather(ctx context.Context, in *GatherRequest, opts ...grpc.CallOption) (*GatherResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GatherResponse)
+	err := c.cc.Invoke(ctx, TableService_Gather_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TableServiceServer is the server API for TableService service.
 // All implementations must embed UnimplementedTableServiceServer
 // for forward compatibility.
@@ -173,6 +187,9 @@ type TableServiceServer interface {
 	// Advise tells one seat, from what that seat may see and nothing else, the expected chip result and the odds
 	// of each of its legal actions now. Like GetView for a seat, it needs the seat's key.
 	Advise(context.Context, *AdviseRequest) (*AdviseResponse, error)
+	// The table closed for good: every pack still kept is gathered and its seed revealed (SEED events), so its
+	// public record can be verified to the end (docs/fairness.md). The state must not be played on afterwards.
+	Gather(context.Context, *GatherRequest) (*GatherResponse, error)
 	mustEmbedUnimplementedTableServiceServer()
 }
 
@@ -203,6 +220,9 @@ func (UnimplementedTableServiceServer) StreamReplay(*StreamReplayRequest, grpc.S
 }
 func (UnimplementedTableServiceServer) Advise(context.Context, *AdviseRequest) (*AdviseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Advise not implemented")
+}
+func (UnimplementedTableServiceServer) Gather(context.Context, *GatherRequest) (*GatherResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Gather not implemented")
 }
 func (UnimplementedTableServiceServer) mustEmbedUnimplementedTableServiceServer() {}
 func (UnimplementedTableServiceServer) testEmbeddedByValue()                      {}
@@ -344,6 +364,24 @@ func _TableService_Advise_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TableService_Gather_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GatherRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Gather(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Gather_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Gather(ctx, req.(*GatherRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TableService_ServiceDesc is the grpc.ServiceDesc for TableService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -374,6 +412,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Advise",
 			Handler:    _TableService_Advise_Handler,
+		},
+		{
+			MethodName: "Gather",
+			Handler:    _TableService_Gather_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

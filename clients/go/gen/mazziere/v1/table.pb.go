@@ -91,7 +91,10 @@ type Action struct {
 	// Another seat the move names; absent when it names none.
 	Target *int32 `protobuf:"varint,4,opt,name=target,proto3,oneof" json:"target,omitempty"`
 	// The cards the move names, in two-character notation.
-	Cards         []string `protobuf:"bytes,5,rep,name=cards,proto3" json:"cards,omitempty"`
+	Cards []string `protobuf:"bytes,5,rep,name=cards,proto3" json:"cards,omitempty"`
+	// The seat's own random bytes for the table's next draw, in hex (at most 32 bytes; once per seat and draw):
+	// mixed into the next shuffle, so that nobody alone chooses the order (docs/fairness.md). Empty: none.
+	Entropy       string `protobuf:"bytes,6,opt,name=entropy,proto3" json:"entropy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -159,6 +162,13 @@ func (x *Action) GetCards() []string {
 		return x.Cards
 	}
 	return nil
+}
+
+func (x *Action) GetEntropy() string {
+	if x != nil {
+		return x.Entropy
+	}
+	return ""
 }
 
 // LegalAction is a move a seat may make now.
@@ -262,7 +272,13 @@ type Event struct {
 	SeenBy *Audience `protobuf:"bytes,7,opt,name=seen_by,json=seenBy,proto3" json:"seen_by,omitempty"`
 	// True when the move that made the event was chosen by the service (ActRequest.auto_play), not by a player:
 	// a front end may show it as "played by the table".
-	Auto          bool `protobuf:"varint,8,opt,name=auto,proto3" json:"auto,omitempty"`
+	Auto bool `protobuf:"varint,8,opt,name=auto,proto3" json:"auto,omitempty"`
+	// The draw the event is about (COMMITTED, ENTROPY, SEED); with cards taken from a pack, that pack's draw.
+	Draw *int32 `protobuf:"varint,9,opt,name=draw,proto3,oneof" json:"draw,omitempty"`
+	// The place of each of `cards` in the pack `draw` (0 is the top card), when they leave it.
+	At []int32 `protobuf:"varint,10,rep,packed,name=at,proto3" json:"at,omitempty"`
+	// A commitment (COMMITTED), entropy (ENTROPY) or seed (SEED), in hex.
+	Data          string `protobuf:"bytes,11,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -351,6 +367,27 @@ func (x *Event) GetAuto() bool {
 		return x.Auto
 	}
 	return false
+}
+
+func (x *Event) GetDraw() int32 {
+	if x != nil && x.Draw != nil {
+		return *x.Draw
+	}
+	return 0
+}
+
+func (x *Event) GetAt() []int32 {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *Event) GetData() string {
+	if x != nil {
+		return x.Data
+	}
+	return ""
 }
 
 // Transfer moves chips from one party to another.
@@ -989,13 +1026,14 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"\x17mazziere/v1/table.proto\x12\vmazziere.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17mazziere/v1/cards.proto\x1a\x1emazziere/v1/saltacavallo.proto\x1a\x1fmazziere/v1/sette_e_mezzo.proto\x1a\x1amazziere/v1/trentuno.proto\"0\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05chips\x18\x02 \x01(\x03R\x05chips\"\x86\x01\n" +
+	"\x05chips\x18\x02 \x01(\x03R\x05chips\"\xa0\x01\n" +
 	"\x06Action\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x16\n" +
 	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\x06target\x18\x04 \x01(\x05H\x00R\x06target\x88\x01\x01\x12\x14\n" +
-	"\x05cards\x18\x05 \x03(\tR\x05cardsB\t\n" +
+	"\x05cards\x18\x05 \x03(\tR\x05cards\x12\x18\n" +
+	"\aentropy\x18\x06 \x01(\tR\aentropyB\t\n" +
 	"\a_target\"\x9d\x01\n" +
 	"\vLegalAction\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
@@ -1005,7 +1043,7 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"max_amount\x18\x03 \x01(\x03R\tmaxAmount\x12\x1b\n" +
 	"\x06target\x18\x04 \x01(\x05H\x00R\x06target\x88\x01\x01\x12\x14\n" +
 	"\x05cards\x18\x05 \x03(\tR\x05cardsB\t\n" +
-	"\a_target\"\x87\x02\n" +
+	"\a_target\"\xcd\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x1b\n" +
@@ -1014,9 +1052,14 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"\x06amount\x18\x05 \x01(\x03R\x06amount\x12\x16\n" +
 	"\x06points\x18\x06 \x01(\x03R\x06points\x12.\n" +
 	"\aseen_by\x18\a \x01(\v2\x15.mazziere.v1.AudienceR\x06seenBy\x12\x12\n" +
-	"\x04auto\x18\b \x01(\bR\x04autoB\a\n" +
+	"\x04auto\x18\b \x01(\bR\x04auto\x12\x17\n" +
+	"\x04draw\x18\t \x01(\x05H\x02R\x04draw\x88\x01\x01\x12\x0e\n" +
+	"\x02at\x18\n" +
+	" \x03(\x05R\x02at\x12\x12\n" +
+	"\x04data\x18\v \x01(\tR\x04dataB\a\n" +
 	"\x05_seatB\t\n" +
-	"\a_target\"f\n" +
+	"\a_targetB\a\n" +
+	"\x05_draw\"f\n" +
 	"\bTransfer\x12\x14\n" +
 	"\x05payer\x18\x01 \x01(\x05R\x05payer\x12\x14\n" +
 	"\x05payee\x18\x02 \x01(\x05R\x05payee\x12\x16\n" +
