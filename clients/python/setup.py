@@ -1,4 +1,5 @@
-"""Generates the gRPC stubs into the wheel while it is built (the metadata is in pyproject.toml).
+"""Generates the gRPC stubs into the wheel while it is built (the metadata is in pyproject.toml), with the record
+verifier (``mazziere_client.verify``, the server's ``services/verify.py``: docs/fairness.md).
 
 The stubs come from the contract, ``protos/`` at the repository root (``../../protos`` from here), compiled with
 grpcio-tools (a build requirement) straight into the build tree as ``mazziere_client.v1``: nothing generated is
@@ -19,6 +20,14 @@ from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "mazziere_client"
+
+
+def find_verifier() -> Path:
+    # The record verifier is the server's own file (it needs only the standard library); an sdist carries a copy.
+    for path in (HERE / "verify.py", HERE.parent.parent / "services" / "verify.py"):
+        if path.is_file():
+            return path
+    raise RuntimeError(f"services/verify.py was not found beside {HERE}")
 
 
 def find_protos() -> Path:
@@ -59,12 +68,14 @@ class BuildPyWithStubs(build_py):
     def run(self) -> None:
         super().run()
         generate(Path(self.build_lib))
+        shutil.copyfile(find_verifier(), Path(self.build_lib) / PACKAGE / "verify.py")
 
 
 class SdistWithProtos(sdist):
     def make_release_tree(self, base_dir: str, files: list[str]) -> None:
         super().make_release_tree(base_dir, files)
         shutil.copytree(find_protos(), Path(base_dir) / "protos", dirs_exist_ok=True)
+        shutil.copyfile(find_verifier(), Path(base_dir) / "verify.py")
 
 
 setup(cmdclass={"build_py": BuildPyWithStubs, "sdist": SdistWithProtos})

@@ -98,6 +98,9 @@ def check_hand(output: str) -> dict[str, Any]:
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1)), output
     assert "HAND_OVER" in [e["kind"] for e in seen["events"]], output
     assert seen["spectator"] is False, output
+    # docs/fairness.md: the pack dealt is in play until the table is gathered; then every draw checks out.
+    assert seen["verified"]["playing"] == [True, [0]], output
+    assert seen["verified"]["gathered"] == [True, [], 1], output
     assert (seen["unknown_policy"]["code"], seen["unknown_policy"]["reason"]) == ("INVALID_ARGUMENT", "UNKNOWN_POLICY")
     assert seen["auto"] == {"kind": "DEAL", "seq": len(moves) + 1, "marked": True}, output
     assert seen["advice"]["seq"] == len(moves) + 1 and seen["advice"]["actions"] > 0, output

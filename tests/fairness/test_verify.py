@@ -21,7 +21,7 @@ from mazziere.engine.visibility import redact
 from mazziere.services import jsonwire
 from mazziere.services.cli import main
 from mazziere.services.gen.mazziere.v1 import table_pb2
-from mazziere.services.verify import verify_record
+from mazziere.services.verify import events_of, verify_record
 from tests.helpers import random_step
 
 CASES = [(g.id, preset, n) for g in engine.all_games() for preset in g.presets for n in (3, 5)]
@@ -76,7 +76,7 @@ def test_changing_a_dealt_card_fails_naming_it(record: list[dict[str, Any]]) -> 
         c["card"] for e in record if e["kind"] == "SEED" for c in e.get("cards", ()) if c["card"] != shown
     )
     result = verify_record(bad)
-    assert not result.ok and f"event {i}" in result.error and f"place {record[i]['at'][j]}" in result.error
+    assert not result.ok and f"draw {record[i]['draw']}, place {record[i]['at'][j]}: the record shows" in result.error
 
 
 @pytest.mark.parametrize("kind", ["COMMITTED", "SEED"])
@@ -100,6 +100,17 @@ def test_changing_contributed_entropy_fails(record: list[dict[str, Any]]) -> Non
     result = verify_record(bad)
     assert not result.ok  # a dealt card of that draw, or (if it happens to land the same) one shown later
     assert f"draw {record[i]['draw']}" in result.error or "no pack in play had dealt it" in result.error
+
+
+def test_the_python_and_typescript_verifiers_agree_on_the_typescript_fixture() -> None:
+    """The record clients/typescript/test checks verifyRecord with: accepted here too, and one change refused."""
+    lines = Path("clients/typescript/test/fairness_record.ndjson").read_text().splitlines()
+    tables: dict[str, list[str]] = {}
+    for line in lines:
+        tables.setdefault(json.loads(line)["table"], []).append(line)
+    for table, rows in tables.items():
+        events = events_of(rows)
+        assert verify_record(events).ok, (table, verify_record(events).error)
 
 
 def _copy(record: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -159,4 +170,4 @@ def test_mazziere_verify_exits_0_or_1_naming_the_mismatch(tmp_path: Path, capsys
     record[seed]["data"] = "00" * 32
     bad = tmp_path / "bad.ndjson"
     bad.write_text("\n".join(json.dumps(e) for e in record))
-    assert main(["verify", str(bad)]) == 1 and "does not match its commitment" in capsys.readouterr().out
+    assert main(["verify", str(bad)]) == 1 and "does not match the commitment" in capsys.readouterr().out

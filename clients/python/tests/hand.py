@@ -15,12 +15,18 @@ from typing import Any
 import grpc
 import mazziere_client
 from google import protobuf
-from mazziere_client import Action, Client, MazziereError, Table
+from google.protobuf import json_format
+from mazziere_client import Action, Client, MazziereError, Table, verify_record
 from mazziere_client.v1 import sette_e_mezzo_pb2
 
 
 def refusal(exc: MazziereError) -> dict[str, Any]:
     return {"code": exc.code.name, "reason": exc.reason, "metadata": exc.metadata}
+
+
+def public(update: Any) -> list[dict[str, Any]]:
+    """The events of a spectator's update, as JSON (what ``mazziere verify`` reads)."""
+    return [json_format.MessageToDict(e) for e in update.events]
 
 
 def main() -> int:
@@ -37,6 +43,8 @@ def main() -> int:
         options = sette_e_mezzo_pb2.SetteEMezzoRules(first_bank=first_bank, first_bank_seat=1)
         table = client.create("sette_e_mezzo", [("Anna", 100), ("Bruno", 100)], options=options, seed=b"mazziere")
         out["created"] = {"seq": table.seq, "to_act": table.to_act, "keys": sorted(table.seat_keys)}
+        assert table.created is not None
+        record = [public(u) for u in table.created.updates if not u.HasField("seat")]  # the spectator's record
 
         # A seat that may not act now: refused, and the table keeps its state and sequence number.
         other = next(seat for seat in table.seat_keys if seat not in table.to_act)
@@ -67,12 +75,14 @@ def main() -> int:
             assert answer.seq == table.seq and list(answer.to_act) == table.to_act
             out["moves"].append({"seat": seat, "kind": action.kind, "seq": table.seq})
             out["events"] += [{"kind": e.kind} for e in answer.updates[0].events]
+            record += [public(u) for u in answer.updates if not u.HasField("seat")]
         out["spectator"] = table.view(None).update.HasField("seat")
         try:
             table.auto("genius")
         except MazziereError as exc:
             out["unknown_policy"] = refusal(exc)
-        auto = table.auto("cautious")  # the bank's next deal, played by the table
+        auto = table.auto("cautious", include_spectator=True)  # the bank's next deal, played by the table
+        record += [public(u) for u in auto.updates if not u.HasField("seat")]
         marked = all(e.auto for e in auto.updates[0].events)
         out["auto"] = {"kind": auto.action.kind, "seq": table.seq, "marked": marked}
         advice = table.advise(table.to_act[0])
@@ -83,6 +93,15 @@ def main() -> int:
             behind.act(Action(seat=table.to_act[0], kind="DEAL"))
         except MazziereError as exc:
             out["stale"] = refusal(exc) | {"is_grpc": isinstance(exc.code, grpc.StatusCode)}
+
+        # docs/fairness.md: the spectator's record checks out; the pack in play is revealed once gathered.
+        playing = verify_record(e for events in record for e in events)
+        record.append([json_format.MessageToDict(e) for e in table.gather().events])
+        gathered = verify_record(e for events in record for e in events)
+        out["verified"] = {
+            "playing": [playing.ok, playing.unrevealed],
+            "gathered": [gathered.ok, gathered.unrevealed, len(gathered.checked_draws)],
+        }
     # No server there: UNAVAILABLE, with no ErrorInfo, hence no reason.
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))

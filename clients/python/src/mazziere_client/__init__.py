@@ -13,6 +13,9 @@ latest state token, its sequence number and every seat's key) and sends it back 
         advice = table.advise(table.to_act[0])                # the odds of each of its actions, from its view
         table.auto("cautious")                                # the table plays for the seat to act (a timeout)
 
+``verify_record(events)`` checks a table's public record against its committed dealing (docs/fairness.md), from
+the record alone: ``verify_record(events_of(open("record.ndjson"))).ok``.
+
 A refused call raises ``MazziereError`` (``.code``, ``.reason``, ``.metadata``). The generated messages and stub
 are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grpc``, one module per proto file).
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from mazziere_client.client import Client, MazziereError, Table
+from mazziere_client.verify import events_of, verify_record
 from mazziere_client.v1.service_pb2 import ActResponse, AdviseResponse, CreateTableResponse, GetViewResponse
 from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
 
@@ -43,4 +47,6 @@ __all__ = [
     "Seat",
     "SeatKey",
     "Table",
+    "events_of",
+    "verify_record",
 ]

@@ -41,6 +41,8 @@ class TableServiceStub(Protocol):
 
     def Advise(self, request: svc.AdviseRequest, *, timeout: float | None = None) -> svc.AdviseResponse: ...
 
+    def Gather(self, request: svc.GatherRequest, *, timeout: float | None = None) -> svc.GatherResponse: ...
+
 
 class MazziereError(Exception):
     """A call the service refused.
@@ -276,6 +278,16 @@ class Table:
         )
         try:
             return self.client.stub.Advise(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            raise MazziereError.from_rpc_error(exc) from exc
+
+    def gather(self) -> svc.GatherResponse:
+        """Close the table for good: the seeds of the packs it still keeps (``SEED`` events, docs/fairness.md),
+        so that its public record verifies to the end (:func:`mazziere_client.verify_record`). The table must not
+        be played on afterwards: its stock is no longer secret."""
+        request = svc.GatherRequest(table_id=self.table_id, state=self.state)
+        try:
+            return self.client.stub.Gather(request, timeout=self.client.timeout)
         except grpc.RpcError as exc:
             raise MazziereError.from_rpc_error(exc) from exc
 
