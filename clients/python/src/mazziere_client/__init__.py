@@ -25,9 +25,9 @@ from __future__ import annotations
 from importlib import metadata
 
 from mazziere_client.client import Client, MazziereError, Table
-from mazziere_client.verify import events_of, verify_record
 from mazziere_client.v1.service_pb2 import ActResponse, AdviseResponse, CreateTableResponse, GetViewResponse
 from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
+from mazziere_client.verify import events_of, verify_record
 
 try:
     __version__ = metadata.version("mazziere-client")
