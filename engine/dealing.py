@@ -38,8 +38,8 @@ from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 S = TypeVar("S", bound=TableState)
 
 
-def _text(card: Card) -> str:
-    return str(card)
+_CANONICAL = {card: i for i, card in enumerate(sorted(ALL_CARDS, key=str))}
+"""Each card's place in canonical order: by its notation, byte by byte (docs/fairness.md)."""
 
 
 class Dealing:
@@ -76,7 +76,7 @@ class Dealing:
 
     def shuffle(self, cards: Iterable[Card]) -> tuple[Card, ...]:
         """A new pack of ``cards`` (put in canonical order, then shuffled by the next draw): the one dealt from."""
-        contents = tuple(sorted(cards, key=_text))
+        contents = tuple(sorted(cards, key=_CANONICAL.__getitem__))
         deck = chance.shuffled(contents, self.secret, self.draws, self.entropy)
         self.packs = (*self.packs, Pack(self.draws, bytes(c.index for c in contents)))
         self._drew()
@@ -94,6 +94,9 @@ class Dealing:
         """The first ``count`` cards of ``stock`` (what is left of the current pack) leave it now."""
         pack = self.packs[-1]
         first = len(pack.cards) - len(stock)
+        if count == 1:
+            self.origin[stock[0]] = (pack.draw, first)
+            return
         for j in range(count):
             self.origin[stock[j]] = (pack.draw, first + j)
 
@@ -117,6 +120,17 @@ class Dealing:
 
     # -- events ------------------------------------------------------------------------------------
 
+    def place(self, cards: tuple[TableCard, ...]) -> tuple[int | None, tuple[int, ...]]:
+        """The draw and places of ``cards`` if all were taken from one pack in this action, else ``(None, ())``."""
+        if len(cards) == 1:  # the usual case: one card dealt
+            one = self.origin.get(cards[0].card) if cards[0].card is not None else None
+            return (None, ()) if one is None else (one[0], (one[1],))
+        places = [self.origin.get(tc.card) if tc.card is not None else None for tc in cards]
+        known = [p for p in places if p is not None]
+        if not known or len(known) != len(cards) or len({p[0] for p in known}) != 1:
+            return None, ()
+        return known[0][0], tuple(p[1] for p in known)
+
     def event(
         self,
         kind: EventKind,
@@ -129,12 +143,10 @@ class Dealing:
         seen_by: Audience = PUBLIC,
     ) -> Event:
         """Tell an event (and return it); cards taken from a pack in this action carry their draw and place."""
-        draw, at = None, ()
+        draw: int | None = None
+        at: tuple[int, ...] = ()
         if cards and self.origin:
-            places = [self.origin.get(tc.card) if tc.card is not None else None for tc in cards]
-            known = [p for p in places if p is not None]
-            if len(known) == len(cards) and len({p[0] for p in known}) == 1:
-                draw, at = known[0][0], tuple(p[1] for p in known)
+            draw, at = self.place(cards)
         event = Event(kind, seat, target, cards, amount, points, seen_by, draw, at)
         self.events.append(event)
         return event

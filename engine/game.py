@@ -11,7 +11,7 @@ from mypy_extensions import mypyc_attr
 from mazziere.engine.dealing import gather, with_entropy
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import RuleProfile
-from mazziere.engine.table import Action, LegalAction, Outcome, Seat, TableState
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat, TableState
 from mazziere.engine.validate import check_header
 from mazziere.engine.values import replace
 from mazziere.engine.visibility import Viewer
@@ -96,7 +96,7 @@ class Game(ABC, Generic[S, R]):
                 Reason.STAKE_OUT_OF_RANGE,
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
-        contributed = ()
+        contributed: tuple[Event, ...] = ()
         if action.entropy:
             state, contributed = with_entropy(state, action.seat, action.entropy)
         outcome = self.play(state, action)

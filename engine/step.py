@@ -73,10 +73,10 @@ class Step(Generic[S]):
         seen_by: Audience = PUBLIC,
     ) -> None:
         """Tell what happened (the fields ``kind`` carries: :class:`~engine.events.EventKind`)."""
-        if self._dealing is not None and cards:
-            self._dealing.event(
-                kind, seat=seat, target=target, cards=cards, amount=amount, points=points, seen_by=seen_by
-            )
+        dealing = self._dealing
+        if dealing is not None and cards and dealing.origin:  # cards taken from a pack now: their draw and places
+            draw, at = dealing.place(cards)
+            self.events.append(Event(kind, seat, target, cards, amount, points, seen_by, draw, at))
         else:
             self.events.append(Event(kind, seat, target, cards, amount, points, seen_by))
 

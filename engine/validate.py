@@ -35,6 +35,20 @@ def check_state(state: TableState) -> None:
     if type(state) is not game.state_type:
         raise invalid("state", f"a {type(state).__name__} is not a {game.id} state")
     game.check_state(state)
+    if not game.is_over(state):
+        check_stock(state)
+
+
+def check_stock(state: TableState) -> None:
+    """A game in play deals its ``stock`` (docs/engine.md) from the pack kept last: what is left of it."""
+    stock: tuple[Card, ...] = getattr(state, "stock", ())
+    if not stock:
+        return
+    if not state.packs:
+        raise invalid("state.stock", f"{len(stock)} cards, but no pack is kept to deal them from")
+    pack = state.packs[-1].cards
+    if len(stock) > len(pack) or len(set(stock)) != len(stock) or any(card.index not in pack for card in stock):
+        raise invalid("state.stock", f"not what is left of the pack of draw {state.packs[-1].draw}")
 
 
 def invalid(path: str, what: str) -> Rejected:

@@ -173,7 +173,8 @@ class _Check:
     def event(self, t: int, e: dict[str, Any]) -> None:
         kind = str(e.get("kind", ""))
         draw = e.get("draw")
-        cards = e.get("cards") if isinstance(e.get("cards"), list) else []
+        given = e.get("cards")
+        cards: list[dict[str, Any]] = given if isinstance(given, list) else []
         if draw is not None and (type(draw) is not int or draw < 0):
             return self.fail(t, f"event {t} ({kind}): draw {draw} is not a draw number")
         if kind == "COMMITTED":

@@ -14,7 +14,7 @@
 >>> env = MazziereEnv("trentuno", seats=3)
 >>> env.reset(seed=7)
 >>> env.agent_selection, int(env.action_space(env.agent_selection).n)
-('player_0', 13)
+('player_1', 13)
 >>> observation, reward, terminated, truncated, info = env.last()
 >>> observation["observation"].shape, int(observation["action_mask"].sum())
 ((205,), 1)

@@ -17,7 +17,7 @@ decision. The utility is in chips: ``returns()`` is each seat's change of chips 
 >>> for byte in b"demo":
 ...     state.apply_action(byte)
 >>> state.current_player(), [state.action_to_string(a) for a in state.legal_actions()]
-(0, ['DEAL'])
+(2, ['DEAL'])
 """
 
 from __future__ import annotations

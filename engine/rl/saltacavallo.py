@@ -14,7 +14,7 @@ one seat at a time, so the dead seats that may be revived move first (in seat or
 >>> state = engine.apply(state, adapter.legal(state, seat, frozenset())[0]).state
 >>> seat = adapter.pick(state, frozenset())
 >>> [adapter.names[i] for i in adapter.legal(state, seat, frozenset())]
-['KEEP']
+['KEEP', 'SWAP']
 >>> adapter.names
 ('DEAL', 'KEEP', 'SWAP', 'DRAW', 'PASS', 'REVIVE_FROM_0', 'REVIVE_FROM_1', 'REVIVE_FROM_2')
 """

@@ -5,7 +5,7 @@ card at place ``w`` (0..2) of the widow (TR-9); 10 ``TAKE_ALL``; 11 ``STOP``; 12
 
 >>> from mazziere import engine
 >>> state = engine.new_table("trentuno", [engine.Seat(n, 10) for n in "abc"], seed=b"demo").state
->>> state = engine.apply(state, engine.Action(0, "DEAL")).state
+>>> state = engine.apply(state, engine.Action(state.dealer, "DEAL")).state
 >>> adapter = TrentunoAdapter(3, state.rules)
 >>> seat = adapter.pick(state, frozenset())
 >>> [adapter.names[i] for i in adapter.legal(state, seat, frozenset())][-4:]

@@ -2,8 +2,9 @@
 
 Every seeded game, golden file and replay rests on :mod:`engine.chance`; a change to its stream (the domain,
 the word size, the rejection rule, the Fisher-Yates direction) would silently change every one of them. These
-vectors make such a change fail loudly. If the change is meant, it is a new chance version (a new ``_DOMAIN``):
-regenerate the file with ``python -m tests.core.test_chance_vectors`` and say so in the commit.
+vectors make such a change fail loudly. If the change is meant, it is a new chance version (new domains, the
+``*_DOMAIN`` constants): regenerate the file with ``python -m tests.core.test_chance_vectors`` and say so in the
+commit. The seeds are table secrets and the counters draw numbers (``chance.shuffled(pack, secret, draw)``).
 """
 
 from __future__ import annotations

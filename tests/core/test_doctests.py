@@ -15,6 +15,7 @@ MODULES = [
     "mazziere.engine.bots",
     "mazziere.engine.cards",
     "mazziere.engine.chance",
+    "mazziere.engine.dealing",
     "mazziere.engine.events",
     "mazziere.engine.games.saltacavallo",
     "mazziere.engine.games.sette_e_mezzo",

@@ -44,6 +44,17 @@ def test_a_game_without_its_own_check_gets_the_header_checks() -> None:
     assert refused(replace(toy(), rules=replace(toy().rules, max_bet=0))).startswith("state.rules: max_bet")
 
 
+def test_the_dealing_fields_must_be_ones_play_could_make() -> None:
+    """docs/fairness.md: the seats' entropy for the next draw, the packs kept, and a stock left of the last pack."""
+    state = toy()
+    assert refused(replace(state, entropy=b"\x00\x05ab")).startswith("state.entropy: not a run")
+    assert refused(replace(state, entropy=b"\x07\x01a")).startswith("state.entropy: contributions from seats [7]")
+    assert refused(replace(state, entropy=b"\x00\x01a\x00\x01b")).startswith("state.entropy: contributions")
+    assert refused(replace(state, packs=(*state.packs, state.packs[-1]))).startswith("state.packs[1].draw")
+    assert refused(replace(state, packs=())).startswith(f"state.stock: {len(state.stock)} cards, but no pack is kept")
+    assert refused(replace(state, stock=(*state.stock, *state.stock[:1]))).startswith("state.stock: not what is left")
+
+
 def test_a_state_of_no_game_or_of_another_game_is_refused() -> None:
     assert refused(replace(toy(), game="nope")).startswith("state.game")
     assert refused(replace(toy(), game="trentuno")).startswith("state: a ToyState is not a trentuno state")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from mazziere.engine import chance
 from mazziere.engine.cards import FRENCH_32, ITALIAN_40, Card
+from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.ledger import POT, Transfer, settle
@@ -63,13 +63,18 @@ class Toy(Game[ToyState, ToyRules]):
         if len(seats) < 2:
             raise Rejected(Reason.INVALID_SEATS, "toy needs two seats")
         pack = ITALIAN_40 if rules.pack is Pack.ITALIAN else FRENCH_32
-        deck = chance.shuffled([c for c in pack if c.rank not in rules.banned_ranks], seed, 0)
+        events: list[Event] = []
+        dealing = Dealing.opening(seed, events)  # the core's own dealing, as a game deals at its start
+        deck = dealing.shuffle(c for c in pack if c.rank not in rules.banned_ranks)
+        dealing.took(deck, len(seats))
         hands = tuple(face_down(deck[i], i) for i in range(len(seats)))
+        for i, h in enumerate(hands):
+            dealing.event(EventKind.DEALT, seat=i, cards=(h,))
         state = ToyState(
-            "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed, 1, 0, b"", (),
-            0, hands, deck[len(seats):], False,
+            "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed,
+            dealing.draws, 0, dealing.entropy, dealing.packs, 0, hands, deck[len(seats):], False,
         )  # fmt: skip
-        return Outcome(state, tuple(Event(EventKind.DEALT, seat=i, cards=(h,)) for i, h in enumerate(hands)))
+        return Outcome(state, tuple(events))
 
     def legal_actions(self, state: ToyState, seat: int) -> tuple[LegalAction, ...]:
         if state.over or seat != state.turn:

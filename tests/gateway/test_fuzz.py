@@ -111,6 +111,7 @@ TEMPLATES: dict[str, list[str]] = {
         '{"create": {"game": "trentuno", "seats": [{"name": "a"}]}, "actions": [{"kind": "DEAL", "amount": %s}]}'
     ],
     "Advise": ['{"samples": %s}', '{"seat": %s, "seatKey": "k"}'],
+    "Gather": ['{"tableId": "t_1", "state": %s}'],
 }
 TEMPLATES["StreamReplay"] = TEMPLATES["Replay"]
 NOT_OBJECTS = [b"[]", b"[{}]", b"1", b"-0", b"1e999", b'""', b'"x"', b"null", b"true", b"[" * 5000, b'{"a":' * 5000]

@@ -174,6 +174,7 @@ def test_advise_and_sampling_bots_run_off_the_move_workers(running: Running) -> 
         "Replay": CostClass.REPLAY,
         "StreamReplay": CostClass.REPLAY,
         "Advise": CostClass.ADVICE,
+        "Gather": CostClass.MOVE,
     }
     assert act_cost(svc.ActRequest(auto_play="best")) is CostClass.BOT
     assert act_cost(svc.ActRequest(auto_play="cautious")) is CostClass.MOVE

@@ -145,6 +145,7 @@ REQUEST_CLASSES: dict[str, type[Message]] = {
     "Replay": svc.ReplayRequest,
     "StreamReplay": svc.StreamReplayRequest,
     "Advise": svc.AdviseRequest,
+    "Gather": svc.GatherRequest,
 }
 
 

@@ -57,13 +57,16 @@ class Hand(Step[SetteEMezzoState]):
         """The new state (numbered, its chips settled), the events and the transfers of this action."""
         s = self.start
         chips, pot = settle(s.chips, s.pot, self.transfers) if self.transfers else (s.chips, s.pot)
+        d = s if self._dealing is None else self._dealing  # the dealing's fields, as the draws left them
         return self.finish(
             msgspec.structs.replace(
                 s,
                 chips=chips,
                 pot=pot,
                 seq=s.seq + 1,
-                **(self._dealing.fields() if self._dealing is not None else {}),
+                draws=d.draws,
+                entropy=d.entropy,
+                packs=d.packs,
                 phase=self.phase,
                 bank=self.bank,
                 turn=self.turn,
