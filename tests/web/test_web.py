@@ -160,6 +160,25 @@ def test_a_hand_of_each_game_by_clicking(browser: Any, server: Server, game: str
     me.close()
 
 
+def test_the_page_shows_the_commitment_gives_entropy_and_verifies_the_deck(browser: Any, server: Server) -> None:
+    """docs/fairness.md: the commitment to the next draw before the deal, the player's own bytes mixed into it, and
+    the pack checked in the browser when the next deal reveals it."""
+    me = open_solo(browser, server, "trentuno", options=DEALS_FIRST["trentuno"])
+    wait_turn(me)
+    committed = me.page.get_attribute(".fairness", "data-commitment") or ""
+    assert re.fullmatch(r"[0-9a-f]{64}", committed), committed
+    draw = int(me.page.get_attribute(".fairness", "data-draw") or "-1")
+    me.page.click(".actions button[data-move=DEAL]")
+    for kinds in my_turns(me):
+        click_move(me, kinds)
+    me.page.wait_for_selector('.fairness[data-verified="true"]', timeout=WAIT_MS)
+    log = me.text(".log")
+    assert f"aggiunge il suo caso all'estrazione {draw}" in log, log[-800:]  # the player's entropy, in that draw
+    assert "Mazzo verificato (deck verified)" in me.text(".fairness")
+    assert me.errors == []
+    me.close()
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_what_should_i_do_at_the_players_first_choice(browser: Any, server: Server, game: str) -> None:
     """The player deals first: a forced move, with no advice offered (nor for any move the player must make). At
