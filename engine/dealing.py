@@ -24,6 +24,7 @@ A game never calls :mod:`engine.chance` itself: it asks its :class:`Dealing` (``
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 from typing import Any, TypeVar
 
 import msgspec
@@ -38,8 +39,11 @@ from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 S = TypeVar("S", bound=TableState)
 
 
-_CANONICAL = {card: i for i, card in enumerate(sorted(ALL_CARDS, key=str))}
-"""Each card's place in canonical order: by its notation, byte by byte (docs/fairness.md)."""
+_FACE_UP = tuple(TableCard(card, PUBLIC) for card in ALL_CARDS)
+"""Every card face up, by ``Card.index``: a revealed pack's cards."""
+_INDEX = attrgetter("index")
+_NOTATION = attrgetter("_text")
+"""A card's notation: canonical order sorts by it, byte by byte (docs/fairness.md); read without a Python call."""
 
 
 class Dealing:
@@ -54,8 +58,8 @@ class Dealing:
         self.packs = packs
         self.events = events
         """Where the dealing tells what it does: the step's own list of events."""
-        self.origin: dict[Card, tuple[int, int]] = {}
-        """The cards taken from a pack in this action: their draw and place in it."""
+        self.origin: dict[int, tuple[int, int]] = {}
+        """The cards taken from a pack in this action (by ``Card.index``): their draw and place in it."""
 
     @classmethod
     def of(cls, state: TableState, events: list[Event]) -> Dealing:
@@ -68,17 +72,13 @@ class Dealing:
         dealing._commit()
         return dealing
 
-    def fields(self) -> dict[str, Any]:
-        """The state fields as changed."""
-        return {"draws": self.draws, "entropy": self.entropy, "packs": self.packs}
-
     # -- draws -------------------------------------------------------------------------------------
 
     def shuffle(self, cards: Iterable[Card]) -> tuple[Card, ...]:
         """A new pack of ``cards`` (put in canonical order, then shuffled by the next draw): the one dealt from."""
-        contents = tuple(sorted(cards, key=_CANONICAL.__getitem__))
+        contents = tuple(sorted(cards, key=_NOTATION))
         deck = chance.shuffled(contents, self.secret, self.draws, self.entropy)
-        self.packs = (*self.packs, Pack(self.draws, bytes(c.index for c in contents)))
+        self.packs = (*self.packs, Pack(self.draws, bytes(map(_INDEX, contents))))
         self._drew()
         return deck
 
@@ -95,16 +95,16 @@ class Dealing:
         pack = self.packs[-1]
         first = len(pack.cards) - len(stock)
         if count == 1:
-            self.origin[stock[0]] = (pack.draw, first)
+            self.origin[stock[0].index] = (pack.draw, first)
             return
         for j in range(count):
-            self.origin[stock[j]] = (pack.draw, first + j)
+            self.origin[stock[j].index] = (pack.draw, first + j)
 
     def reveal(self, *, keep_current: bool) -> None:
         """Reveal every pack kept (but the one dealt from, if ``keep_current``): all its cards are gathered."""
         kept = self.packs[-1:] if keep_current else ()
         for pack in self.packs[: len(self.packs) - len(kept)]:
-            cards = tuple(TableCard(ALL_CARDS[i], PUBLIC) for i in pack.cards)
+            cards = tuple(map(_FACE_UP.__getitem__, pack.cards))
             seed = chance.draw_seed(self.secret, pack.draw)
             self.events.append(Event(EventKind.SEED, cards=cards, draw=pack.draw, data=seed.hex()))
         self.packs = kept
@@ -123,9 +123,10 @@ class Dealing:
     def place(self, cards: tuple[TableCard, ...]) -> tuple[int | None, tuple[int, ...]]:
         """The draw and places of ``cards`` if all were taken from one pack in this action, else ``(None, ())``."""
         if len(cards) == 1:  # the usual case: one card dealt
-            one = self.origin.get(cards[0].card) if cards[0].card is not None else None
+            card = cards[0].card
+            one = self.origin.get(card.index) if card is not None else None
             return (None, ()) if one is None else (one[0], (one[1],))
-        places = [self.origin.get(tc.card) if tc.card is not None else None for tc in cards]
+        places = [self.origin.get(tc.card.index) if tc.card is not None else None for tc in cards]
         known = [p for p in places if p is not None]
         if not known or len(known) != len(cards) or len({p[0] for p in known}) != 1:
             return None, ()

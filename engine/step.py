@@ -104,8 +104,9 @@ class Step(Generic[S]):
         and the transfers."""
         if self.transfers:
             fields["chips"], fields["pot"] = settle(self.start.chips, self.start.pot, self.transfers)
-        if self._dealing is not None:
-            fields.update(self._dealing.fields())
+        d = self._dealing
+        if d is not None:
+            fields["draws"], fields["entropy"], fields["packs"] = d.draws, d.entropy, d.packs
         return self.finish(_replace(self.state, seq=self.start.seq + 1, **fields))
 
     def finish(self, state: S) -> Outcome:
