@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 

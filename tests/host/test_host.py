@@ -4,7 +4,6 @@ what never leaves it (state tokens, seat keys, other seats' cards)."""
 from __future__ import annotations
 
 import hashlib
-
 import json
 from collections.abc import Iterator
 from concurrent import futures
