@@ -1,6 +1,6 @@
 // Committed dealing at the web table (docs/fairness.md): the page keeps the public record it has received, shows
-// the commitment to the next draw, checks each pack when its seed is revealed (verify.ts, the TypeScript client's
-// verifier), and gives this seat's own random bytes to each draw, once, with its first move after the commitment.
+// the commitment to the next draw, checks each pack when its seed is revealed (the TypeScript client's verify.ts,
+// copied into src/gen by `npm run generate`), and gives this seat's own random bytes to each draw, once, with its first move after the commitment.
 //
 // The record begins when the page does (a Watch starts with the table as it is now, without its past events; the
 // owner's page also has the opening's events from OpenTable). It is checked as a partial record: a draw committed
@@ -10,7 +10,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import type * as api from "./api";
 import { EventSchema } from "./gen/mazziere/v1/table_pb";
-import { type JsonEvent, toHex, verifyRecord } from "./verify";
+import { type JsonEvent, toHex, verifyRecord } from "./gen/verify";
 
 /** Bytes of entropy the page gives a draw (docs/fairness.md: 16 from crypto.getRandomValues). */
 const ENTROPY_BYTES = 16;
