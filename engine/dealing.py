@@ -7,7 +7,7 @@ A game never calls :mod:`engine.chance` itself: it asks its :class:`Dealing` (``
   (a ``COMMITTED`` event);
 * keeps each pack it shuffles (its cards in canonical order) until the pack is revealed;
 * marks the cards a game takes from a pack (:meth:`Dealing.took`), so that the events showing them carry
-  their ``draw`` and place (``at``) in that pack;
+  their ``draw`` and place (``at``) in that pack (:meth:`Dealing.tell`, or the step's events);
 * reveals a pack's seed (a ``SEED`` event) when :meth:`Dealing.reveal` is called: games call it when a new
   hand is dealt, the engine when a game ends or its table is closed. docs/fairness.md has the algorithm.
 
@@ -16,7 +16,7 @@ A game never calls :mod:`engine.chance` itself: it asks its :class:`Dealing` (``
 >>> dealing = Dealing.opening(b"secret", events)
 >>> deck = dealing.shuffle(ITALIAN_40)
 >>> dealing.took(deck, 2)
->>> first = dealing.event(EventKind.DEALT, seat=0, cards=(TableCard(deck[1], PUBLIC),))
+>>> first = dealing.tell(Event(EventKind.DEALT, seat=0, cards=(TableCard(deck[1], PUBLIC),)))
 >>> first.draw, first.at, [str(e.kind) for e in events]
 (0, (1,), ['COMMITTED', 'COMMITTED', 'DEALT'])
 """
@@ -34,7 +34,7 @@ from mazziere.engine.cards import ALL_CARDS, Card
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.table import Pack, TableState
-from mazziere.engine.visibility import PUBLIC, Audience, TableCard
+from mazziere.engine.visibility import PUBLIC, TableCard
 
 S = TypeVar("S", bound=TableState)
 
@@ -132,23 +132,13 @@ class Dealing:
             return None, ()
         return known[0][0], tuple(p[1] for p in known)
 
-    def event(
-        self,
-        kind: EventKind,
-        *,
-        seat: int | None = None,
-        target: int | None = None,
-        cards: tuple[TableCard, ...] = (),
-        amount: int = 0,
-        points: int = 0,
-        seen_by: Audience = PUBLIC,
-    ) -> Event:
-        """Tell an event (and return it); cards taken from a pack in this action carry their draw and place."""
-        draw: int | None = None
-        at: tuple[int, ...] = ()
-        if cards and self.origin:
-            draw, at = self.place(cards)
-        event = Event(kind, seat, target, cards, amount, points, seen_by, draw, at)
+    def tell(self, event: Event) -> Event:
+        """Tell ``event`` (and return it as told): cards taken from a pack in this action carry their draw and
+        places. For a table's opening; a game's action tells its events on its :class:`~engine.step.Step`."""
+        if event.cards and self.origin:
+            draw, at = self.place(event.cards)
+            if draw is not None:
+                event = msgspec.structs.replace(event, draw=draw, at=at)
         self.events.append(event)
         return event
 

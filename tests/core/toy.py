@@ -69,7 +69,7 @@ class Toy(Game[ToyState, ToyRules]):
         dealing.took(deck, len(seats))
         hands = tuple(face_down(deck[i], i) for i in range(len(seats)))
         for i, h in enumerate(hands):
-            dealing.event(EventKind.DEALT, seat=i, cards=(h,))
+            dealing.tell(Event(EventKind.DEALT, seat=i, cards=(h,)))
         state = ToyState(
             "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed,
             dealing.draws, 0, dealing.entropy, dealing.packs, 0, hands, deck[len(seats):], False,

@@ -250,14 +250,14 @@ def _choose_dealer(rules: SaltacavalloRules, n: int, dealing: Dealing) -> int:
     # A random seat deals the pack face up, anticlockwise from the seat after him, until the card appears.
     chooser = dealing.number(n)
     pack = dealing.shuffle(ITALIAN_40)
-    dealing.event(EventKind.CHOOSE_DEALER, seat=chooser)
+    dealing.tell(Event(EventKind.CHOOSE_DEALER, seat=chooser))
     every = (True,) * n
     seat = chooser
     denari = 0
     for i, card in enumerate(pack):
         seat = next_in_play(every, seat)  # type: ignore[assignment]  # a table seats two or more
         dealing.took(pack[i:])
-        dealing.event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],))
+        dealing.tell(Event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
         if method is FirstDealer.SECOND_DENARI:
             if card.suit is Suit.DENARI:
                 denari += 1

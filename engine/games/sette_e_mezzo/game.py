@@ -253,7 +253,7 @@ def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
             dealing.took(deck[i:])
             i += 1
             drawn.append((card.rank, s))
-            dealing.event(EventKind.DREW, seat=s, cards=(face_up(card),))
+            dealing.tell(Event(EventKind.DREW, seat=s, cards=(face_up(card),)))
         top = max(r for r, _ in drawn)
         contenders = [s for r, s in drawn if r == top]
     dealing.reveal(keep_current=False)
