@@ -150,7 +150,7 @@ def with_entropy(state: S, seat: int, entropy: bytes) -> tuple[S, tuple[Event]]:
         raise Rejected(
             Reason.INVALID_ENTROPY, f"entropy is at most {chance.MAX_ENTROPY} bytes for one draw, not {len(entropy)}"
         )
-    if seat in contributors(state.entropy):
+    if any(given == seat for given, _ in contributions(state.entropy)):
         raise Rejected(
             Reason.INVALID_ENTROPY, f"seat {seat} has given its entropy for draw {state.draws}; send it after that draw"
         )
@@ -158,15 +158,16 @@ def with_entropy(state: S, seat: int, entropy: bytes) -> tuple[S, tuple[Event]]:
     return msgspec.structs.replace(state, entropy=state.entropy + chance.contribution(seat, entropy)), (event,)
 
 
-def contributors(entropy: bytes) -> list[int]:
-    """The seats whose contributions ``entropy`` holds, in order (ValueError if it is not a run of them)."""
-    seats, i = [], 0
+def contributions(entropy: bytes) -> list[tuple[int, bytes]]:
+    """The seats' contributions ``entropy`` holds, in order, each ``(seat, bytes)`` (ValueError if it is not a
+    run of them: :func:`engine.chance.contribution`)."""
+    found, i = [], 0
     while i < len(entropy):
         if i + 2 > len(entropy) or i + 2 + entropy[i + 1] > len(entropy) or not entropy[i + 1]:
             raise ValueError("not a run of (seat, length, bytes) contributions")
-        seats.append(entropy[i])
+        found.append((entropy[i], entropy[i + 2 : i + 2 + entropy[i + 1]]))
         i += 2 + entropy[i + 1]
-    return seats
+    return found
 
 
 def gather(state: S, events: list[Event]) -> S:

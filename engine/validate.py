@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from mazziere.engine.cards import ALL_CARDS, Card
 from mazziere.engine.chance import MAX_ENTROPY
-from mazziere.engine.dealing import contributors
+from mazziere.engine.dealing import contributions
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.registry import get_game
 from mazziere.engine.table import TableState
@@ -83,12 +83,13 @@ def check_header(state: TableState, rules_type: type, low: int, high: int) -> in
 def check_dealing(state: TableState, n: int) -> None:
     """The seats' entropy for the next draw and the packs kept (docs/fairness.md) are ones play could make."""
     try:
-        seats = contributors(state.entropy)
+        given = contributions(state.entropy)
     except ValueError as exc:
         raise invalid("state.entropy", str(exc)) from None
+    seats = [seat for seat, _ in given]
     if len(set(seats)) != len(seats) or any(not 0 <= s < n for s in seats):
         raise invalid("state.entropy", f"contributions from seats {seats}, not distinct seats of {n}")
-    if any(len(c) > 2 + MAX_ENTROPY for c in _runs(state.entropy)):
+    if any(len(data) > MAX_ENTROPY for _, data in given):
         raise invalid("state.entropy", f"a contribution is longer than {MAX_ENTROPY} bytes")
     last = -1
     for i, pack in enumerate(state.packs):
@@ -97,14 +98,6 @@ def check_dealing(state: TableState, n: int) -> None:
         last = pack.draw
         if len(set(pack.cards)) != len(pack.cards) or any(c >= len(ALL_CARDS) for c in pack.cards):
             raise invalid(f"state.packs[{i}].cards", "not distinct cards")
-
-
-def _runs(entropy: bytes) -> list[bytes]:
-    runs, i = [], 0
-    while i < len(entropy):
-        runs.append(entropy[i : i + 2 + entropy[i + 1]])
-        i += 2 + entropy[i + 1]
-    return runs
 
 
 def check_rules(rules: Any, rules_type: type) -> None:
