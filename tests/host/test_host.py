@@ -216,9 +216,10 @@ def test_closing_a_table_reveals_the_pack_still_in_play_to_its_watchers(hosted: 
     last = next(m for m in watch if m.HasField("update")).update
     seeds = [e for e in last.update.events if e.kind == "SEED"]
     assert last.closed and [e.draw for e in seeds] == [pack]
-    assert hashlib.sha256(b"mazziere/commit/v2" + bytes.fromhex(seeds[0].data)).hexdigest() == {
-        **opening, **committed
-    }[pack]
+    assert (
+        hashlib.sha256(b"mazziere/commit/v2" + bytes.fromhex(seeds[0].data)).hexdigest()
+        == {**opening, **committed}[pack]
+    )
     watch.cancel()
 
 
