@@ -47,15 +47,26 @@ _NOTATION = attrgetter("_text")
 
 
 class Dealing:
-    """The dealing fields of a state (``seed``, ``draws``, ``entropy``, ``packs``) as one action changes them."""
+    """The dealing fields of a state (``seed``, ``draws``, ``entropy``, ``packs``, ``commitment``) as one action
+    changes them."""
 
-    __slots__ = ("draws", "entropy", "events", "origin", "packs", "secret")
+    __slots__ = ("commitment", "draws", "entropy", "events", "origin", "packs", "secret")
 
-    def __init__(self, secret: bytes, draws: int, entropy: bytes, packs: tuple[Pack, ...], events: list[Event]):
+    def __init__(
+        self,
+        secret: bytes,
+        draws: int,
+        entropy: bytes,
+        packs: tuple[Pack, ...],
+        commitment: bytes,
+        events: list[Event],
+    ) -> None:
         self.secret = secret
         self.draws = draws
         self.entropy = entropy
         self.packs = packs
+        self.commitment = commitment
+        """The next draw's commitment."""
         self.events = events
         """Where the dealing tells what it does: the step's own list of events."""
         self.origin: dict[int, tuple[int, int]] = {}
@@ -63,12 +74,12 @@ class Dealing:
 
     @classmethod
     def of(cls, state: TableState, events: list[Event]) -> Dealing:
-        return cls(state.seed, state.draws, state.entropy, state.packs, events)
+        return cls(state.seed, state.draws, state.entropy, state.packs, state.commitment, events)
 
     @classmethod
     def opening(cls, secret: bytes, events: list[Event]) -> Dealing:
         """A new table's dealing: no draw yet; the first draw's commitment told."""
-        dealing = cls(secret, 0, b"", (), events)
+        dealing = cls(secret, 0, b"", (), b"", events)
         dealing._commit()
         return dealing
 
@@ -115,8 +126,8 @@ class Dealing:
         self._commit()
 
     def _commit(self) -> None:
-        seed = chance.draw_seed(self.secret, self.draws)
-        self.events.append(Event(EventKind.COMMITTED, draw=self.draws, data=chance.commitment(seed).hex()))
+        self.commitment = chance.commitment(chance.draw_seed(self.secret, self.draws))
+        self.events.append(Event(EventKind.COMMITTED, draw=self.draws, data=self.commitment.hex()))
 
     # -- events ------------------------------------------------------------------------------------
 

@@ -107,6 +107,7 @@ class Step(Generic[S]):
         d = self._dealing
         if d is not None:
             fields["draws"], fields["entropy"], fields["packs"] = d.draws, d.entropy, d.packs
+            fields["commitment"] = d.commitment
         return self.finish(_replace(self.state, seq=self.start.seq + 1, **fields))
 
     def finish(self, state: S) -> Outcome:

@@ -66,7 +66,8 @@ class TableState(Value, frozen=True):
     """The header every game's state starts with. Game states subclass it and add their own fields.
 
     ``seed`` (the table's secret), ``draws`` (the next draw's number), ``entropy`` (the seats' contributions to
-    it) and ``packs`` (the packs not yet revealed, the one dealt from last) are the dealing's
+    it), ``packs`` (the packs not yet revealed, the one dealt from last) and ``commitment`` (the next draw's) are the
+    dealing's
     (:mod:`engine.dealing`); ``seq`` counts accepted actions; ``chips`` and ``pot`` hold all the money on the table.
     """
 
@@ -81,6 +82,7 @@ class TableState(Value, frozen=True):
     seq: int
     entropy: bytes
     packs: tuple[Pack, ...]
+    commitment: bytes
 
     @property
     def seat_count(self) -> int:
@@ -92,7 +94,9 @@ class TableState(Value, frozen=True):
         <engine.dealing.Dealing.opening>`), the pot empty, no action yet; and the game's fields."""
         names, chips = tuple(s.name for s in seats), tuple(s.chips for s in seats)
         d = dealing
-        return cls(game, table_id, rules, names, chips, 0, d.secret, d.draws, 0, d.entropy, d.packs, **fields)
+        return cls(
+            game, table_id, rules, names, chips, 0, d.secret, d.draws, 0, d.entropy, d.packs, d.commitment, **fields
+        )
 
 
 class Outcome(Value, frozen=True):

@@ -91,6 +91,8 @@ def check_dealing(state: TableState, n: int) -> None:
         raise invalid("state.entropy", f"contributions from seats {seats}, not distinct seats of {n}")
     if any(len(data) > MAX_ENTROPY for _, data in given):
         raise invalid("state.entropy", f"a contribution is longer than {MAX_ENTROPY} bytes")
+    if len(state.commitment) != 32:
+        raise invalid("state.commitment", f"{len(state.commitment)} bytes, not a SHA-256")
     last = -1
     for i, pack in enumerate(state.packs):
         if not last < pack.draw < state.draws:

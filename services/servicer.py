@@ -506,6 +506,8 @@ def _update(
     if viewer is not None:
         for entry in game.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
+    parts.append(b"\x28" + protowire.varint(state.draws))  # next_draw = 5
+    parts.append(b"\x32\x40" + state.commitment.hex().encode())  # commitment = 6: 64 hex digits
     return b"".join(parts)
 
 
@@ -522,6 +524,7 @@ def _update_json(
         data["events"] = [_auto_json(e) for e in seen] if auto else seen
     if viewer is not None and (legal := [_LEGAL_JSON(entry) for entry in game.legal_actions(state, viewer)]):
         data["legalActions"] = legal
+    data["nextDraw"], data["commitment"] = state.draws, state.commitment.hex()
     return data
 
 

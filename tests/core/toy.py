@@ -72,7 +72,7 @@ class Toy(Game[ToyState, ToyRules]):
             dealing.tell(Event(EventKind.DEALT, seat=i, cards=(h,)))
         state = ToyState(
             "toy", table_id, rules, tuple(s.name for s in seats), tuple(s.chips for s in seats), 0, seed,
-            dealing.draws, 0, dealing.entropy, dealing.packs, 0, hands, deck[len(seats):], False,
+            dealing.draws, 0, dealing.entropy, dealing.packs, dealing.commitment, 0, hands, deck[len(seats):], False,
         )  # fmt: skip
         return Outcome(state, tuple(events))
 

@@ -20,7 +20,12 @@ from mazziere.engine import chance
 from mazziere.engine.visibility import redact
 from mazziere.services import jsonwire
 from mazziere.services.cli import main
-from mazziere.services.gen.mazziere.v1 import table_pb2
+from mazziere.services.core.call import Call
+from mazziere.services.errors import ServiceError
+from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.sealing import Keyring
+from mazziere.services.servicer import TableCore
 from mazziere.services.verify import events_of, verify_record
 from tests.helpers import random_step
 
@@ -49,7 +54,7 @@ def play(game: str, preset: str, seats: int, seed: int, *, max_actions: int = 30
         record += out.events
         state = out.state
     record += engine.gather(state).events
-    return _copy([jsonwire.write(e, table_pb2.Event) for e in redact(tuple(record), None)])
+    return _copy([jsonwire.write(e, pb.Event) for e in redact(tuple(record), None)])
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[f"{g}-{p}-{n}" for g, p, n in CASES])
@@ -171,3 +176,33 @@ def test_mazziere_verify_exits_0_or_1_naming_the_mismatch(tmp_path: Path, capsys
     bad = tmp_path / "bad.ndjson"
     bad.write_text("\n".join(json.dumps(e) for e in record))
     assert main(["verify", str(bad)]) == 1 and "does not match the commitment" in capsys.readouterr().out
+
+
+def test_every_update_carries_the_next_draw_and_its_commitment() -> None:
+    """A page that joins late (GetView, the host's Watch snapshot) knows the commitment its entropy goes into."""
+    core = TableCore(Keyring([("k", bytes(32))]))
+    seats = [pb.Seat(name=n, chips=50) for n in "abc"]
+    table = core.create_table(svc.CreateTableRequest(game="trentuno", seats=seats), Call())
+    keys = {k.seat: k.key for k in table.seat_keys}
+    told = [e for u in table.updates[:1] for e in u.events if e.kind == "COMMITTED"][-1]
+    assert all((u.next_draw, u.commitment) == (told.draw, told.data) for u in table.updates)
+    dealer = table.to_act[0]
+    act = svc.ActRequest(
+        table_id=table.table_id,
+        state=table.state,
+        expected_seq=table.seq,
+        seat_key=keys[dealer],
+        include_spectator=True,
+        action=pb.Action(seat=dealer, kind="DEAL", entropy="c0ffee"),
+    )
+    answer = core.act(act, Call())
+    told = [e for e in answer.updates[0].events if e.kind == "COMMITTED"][-1]
+    assert told.draw == 2 and all((u.next_draw, u.commitment) == (2, told.data) for u in answer.updates)
+    view = core.get_view(svc.GetViewRequest(table_id=table.table_id, state=answer.state), Call())
+    assert (view.update.next_draw, view.update.commitment) == (2, told.data)
+    bad = svc.ActRequest()
+    bad.CopyFrom(act)
+    bad.action.entropy = "not hex"
+    with pytest.raises(ServiceError, match="not hex") as refused:
+        core.act(bad, Call())
+    assert refused.value.reason == "INVALID_ENTROPY"

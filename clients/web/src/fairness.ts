@@ -36,9 +36,14 @@ export class Fairness {
   /** Entropy was sent while the next draw was not known here (the page joined late): not again until a commitment. */
   private sentBlind = false;
 
-  /** A snapshot at `seq`: the record goes on if it reaches that step, else it starts over (events were missed). */
-  snapshot(seq: bigint): void {
+  /** A snapshot at `seq` (with the update's next draw and its commitment): the record goes on if it reaches that
+   * step, else it starts over (events were missed). */
+  snapshot(seq: bigint, next?: { nextDraw?: number; commitment: string }): void {
     if (seq !== this.seq) this.restart(seq);
+    if (next?.nextDraw !== undefined && next.commitment) {
+      this.commitment = { draw: next.nextDraw, data: next.commitment };
+      this.sentBlind = false;
+    }
   }
 
   /** One step's events (the step `seq`), as the page's audience received them. */

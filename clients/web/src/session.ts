@@ -59,7 +59,7 @@ export class Session {
       // The table as the host has it now: it replaces whatever the page showed.
       this.known = true;
       this.seq = u.seq;
-      this.fairness.snapshot(u.seq);
+      this.fairness.snapshot(u.seq, u.update);
       this.toAct = u.toAct;
       this.isOver = u.isOver;
       this.closed = u.closed;

@@ -67,6 +67,7 @@ class Hand(Step[SetteEMezzoState]):
                 draws=d.draws,
                 entropy=d.entropy,
                 packs=d.packs,
+                commitment=d.commitment,
                 phase=self.phase,
                 bank=self.bank,
                 turn=self.turn,

@@ -956,7 +956,10 @@ type SeatUpdate struct {
 	// The events of this call that the viewer may see, redacted for it (empty for GetView).
 	Events []*Event `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	// What this seat may do now (always empty for a spectator).
-	LegalActions  []*LegalAction `protobuf:"bytes,4,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*LegalAction `protobuf:"bytes,4,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// The table's next draw (docs/fairness.md): its number and its commitment, in hex, fixed before the draw is made.
+	NextDraw      *int32 `protobuf:"varint,5,opt,name=next_draw,json=nextDraw,proto3,oneof" json:"next_draw,omitempty"`
+	Commitment    string `protobuf:"bytes,6,opt,name=commitment,proto3" json:"commitment,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1017,6 +1020,20 @@ func (x *SeatUpdate) GetLegalActions() []*LegalAction {
 		return x.LegalActions
 	}
 	return nil
+}
+
+func (x *SeatUpdate) GetNextDraw() int32 {
+	if x != nil && x.NextDraw != nil {
+		return *x.NextDraw
+	}
+	return 0
+}
+
+func (x *SeatUpdate) GetCommitment() string {
+	if x != nil {
+		return x.Commitment
+	}
+	return ""
 }
 
 var File_mazziere_v1_table_proto protoreflect.FileDescriptor
@@ -1094,14 +1111,20 @@ const file_mazziere_v1_table_proto_rawDesc = "" +
 	"\faction_kinds\x18\x05 \x03(\tR\vactionKinds\"/\n" +
 	"\aSeatKey\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\"\xc5\x01\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\"\x95\x02\n" +
 	"\n" +
 	"SeatUpdate\x12\x17\n" +
 	"\x04seat\x18\x01 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12*\n" +
 	"\x04view\x18\x02 \x01(\v2\x16.mazziere.v1.TableViewR\x04view\x12*\n" +
 	"\x06events\x18\x03 \x03(\v2\x12.mazziere.v1.EventR\x06events\x12=\n" +
-	"\rlegal_actions\x18\x04 \x03(\v2\x18.mazziere.v1.LegalActionR\flegalActionsB\a\n" +
-	"\x05_seatB\xae\x01\n" +
+	"\rlegal_actions\x18\x04 \x03(\v2\x18.mazziere.v1.LegalActionR\flegalActions\x12 \n" +
+	"\tnext_draw\x18\x05 \x01(\x05H\x01R\bnextDraw\x88\x01\x01\x12\x1e\n" +
+	"\n" +
+	"commitment\x18\x06 \x01(\tR\n" +
+	"commitmentB\a\n" +
+	"\x05_seatB\f\n" +
+	"\n" +
+	"_next_drawB\xae\x01\n" +
 	"\x0fcom.mazziere.v1B\n" +
 	"TableProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
