@@ -39,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     simulate.add_parsers(sub)
     verify = sub.add_parser("verify", help="check a table's public record (NDJSON; - for stdin): docs/fairness.md")
     verify.add_argument("record", help="the record: one JSON update, replay step or event a line")
+    verify.add_argument("--partial", action="store_true", help="the record begins mid-table (a late watcher's)")
     args = parser.parse_args(argv)
     if args.command == "verify":
-        return _verify(args.record)
+        return _verify(args.record, partial=args.partial)
     if args.command == "simulate":
         return simulate.simulate(args)
     if args.command == "rtp":
@@ -70,12 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _verify(path: str) -> int:
+def _verify(path: str, *, partial: bool) -> int:
     from mazziere.services.verify import Mismatch, events_of, verify_record
 
     try:
         with open(sys.stdin.fileno() if path == "-" else path, encoding="utf-8", closefd=path != "-") as lines:
-            result = verify_record(events_of(lines))
+            result = verify_record(events_of(lines), partial=partial)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"mazziere verify: cannot read {path}: {exc}", file=sys.stderr)
         return 2

@@ -171,6 +171,9 @@ def test_mazziere_verify_exits_0_or_1_naming_the_mismatch(tmp_path: Path, capsys
     good = tmp_path / "good.ndjson"
     good.write_text("".join(json.dumps({"events": [e]}) + "\n" for e in record))
     assert main(["verify", str(good)]) == 0 and capsys.readouterr().out.startswith("verified:")
+    late = tmp_path / "late.ndjson"  # a watcher that joined after the first commitments
+    late.write_text("".join(json.dumps(e) + "\n" for e in record[len(record) // 2 :]))
+    assert main(["verify", "--partial", str(late)]) == 0 and capsys.readouterr().out.startswith("verified:")
     seed = next(i for i, e in enumerate(record) if e["kind"] == "SEED")
     record[seed]["data"] = "00" * 32
     bad = tmp_path / "bad.ndjson"
