@@ -254,7 +254,7 @@ class Host:
         self.metrics.watchers.inc()
         try:
             last = request.after_seq
-            if last <= 0 or last > record.seq:
+            if last == 0 or last < -1 or last > record.seq:
                 snapshot = await self._snapshot(record, view)
                 last = snapshot.seq
                 yield hpb.WatchResponse(update=snapshot, presence=self._presence(record))

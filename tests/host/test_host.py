@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
@@ -22,6 +23,7 @@ from mazziere.services.host.host import Host
 from mazziere.services.host.serve import add_host
 from mazziere.services.sealing import Keyring
 from mazziere.services.server import App, ServerThread
+from mazziere.services.verify import verify_record
 from tests.service.conftest import KEYS
 from tests.service.helpers import error_info
 from tests.service.test_shutdown import wait_for
@@ -221,6 +223,25 @@ def test_closing_a_table_reveals_the_pack_still_in_play_to_its_watchers(hosted: 
         == {**opening, **committed}[pack]
     )
     watch.cancel()
+
+
+def test_the_spectators_whole_record_from_the_opening_verifies(hosted: Hosted) -> None:
+    """Watch from after_seq = -1 gives the spectators every step from the opening: the table's public record,
+    which the verifier accepts to the end once the table is closed (docs/fairness.md)."""
+    opened = open_trentuno(hosted.stub)
+    play_first(hosted.stub, opened)
+    hosted.stub.CloseTable(hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability))
+    request = hpb.WatchRequest(table_id=opened.table_id, after_seq=-1)
+    steps = []
+    for message in hosted.stub.Watch(request, metadata=cap(opened.spectators.capability), timeout=20):
+        if message.HasField("update"):
+            steps.append(message.update)
+            if message.update.closed:
+                break
+    assert [s.seq for s in steps] == list(range(len(steps))) and not steps[0].snapshot
+    record = [json_format.MessageToDict(e) for s in steps for e in s.update.events]
+    result = verify_record(record)
+    assert result.ok and result.checked_draws and not result.unrevealed, result
 
 
 # -- moves in order ---------------------------------------------------------------------------------

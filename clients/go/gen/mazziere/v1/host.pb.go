@@ -830,7 +830,9 @@ type WatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The table's id.
 	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	// The last seq received (0: none; the first answer is then the table now, a snapshot).
+	// The last seq received (0: none; the first answer is then the table now, a snapshot). -1: every step from the
+	// table's opening (seq 0) as this audience saw it, then live: its whole public record, which `mazziere verify`
+	// checks (docs/fairness.md).
 	AfterSeq      int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
