@@ -175,7 +175,8 @@ _PROVENANCE = frozenset({"draw", "at"})
 
 
 def check_payload(event: Event) -> None:
-    """Raise ValueError if ``event`` sets a field its kind does not carry."""
+    """Raise ValueError if ``event`` sets a field its kind does not carry (an event with cards may also carry
+    their ``draw`` and places, ``at``: docs/fairness.md)."""
     allowed = event.kind.payload | _PROVENANCE if "cards" in event.kind.payload else event.kind.payload
     extra = [name for name, unset in _UNSET.items() if getattr(event, name) != unset and name not in allowed]
     if extra:

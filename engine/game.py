@@ -102,9 +102,10 @@ class Game(ABC, Generic[S, R]):
         outcome = self.play(state, action)
         if not (outcome.state.seq == state.seq + 1 and outcome.state is not state):  # not numbered by engine.step
             outcome = Outcome(replace(outcome.state, seq=state.seq + 1), outcome.events, outcome.settlement)
-        if contributed or (outcome.state.packs and self.is_over(outcome.state)):
+        ended = bool(outcome.state.packs) and self.is_over(outcome.state)  # the game over: every pack is gathered
+        if contributed or ended:
             events = [*contributed, *outcome.events]
-            end = gather(outcome.state, events) if self.is_over(outcome.state) else outcome.state
+            end = gather(outcome.state, events) if ended else outcome.state
             outcome = Outcome(end, tuple(events), outcome.settlement)
         return outcome
 
