@@ -25,6 +25,8 @@ def reference_update(state: TableState, viewer: Viewer, events: tuple[Event, ...
         legal_actions=[]
         if viewer is None
         else [to_proto(a, pb.LegalAction) for a in engine.legal_actions(state, viewer)],
+        next_draw=state.draws,
+        commitment=state.commitment.hex(),
     )
 
 

@@ -193,9 +193,13 @@ def test_the_server_process_is_not_root(container: Container) -> None:
     assert uid.split() == USER.split(":")
 
 
+SHORT_STACK = 20
+"""Chips a seat brings to a game played to its end: random play then ends in about 200 moves (at 50 chips, 900)."""
+
+
 def test_a_game_plays_to_its_end_over_grpc(container: Container, channel: grpc.Channel) -> None:
     client = Client(service_pb2_grpc.TableServiceStub(channel), container.keyring)
-    table = client.create("sette_e_mezzo")
+    table = client.create("sette_e_mezzo", chips=SHORT_STACK)
     for _ in client.steps(table, random.Random(7), limit=1000):
         pass
     assert table.is_over
@@ -205,7 +209,7 @@ def test_a_game_plays_to_its_end_over_grpc(container: Container, channel: grpc.C
 def test_a_game_plays_to_its_end_over_rest(container: Container) -> None:
     with httpx.Client(base_url=f"http://127.0.0.1:{container.rest_port}", timeout=10) as http:
         api = Api(http, container.keyring)
-        table = api.create("sette_e_mezzo")
+        table = api.create("sette_e_mezzo", chips=SHORT_STACK)
         for _ in api.steps(table, random.Random(7), limit=1000):
             pass
         assert table.is_over
