@@ -162,7 +162,7 @@ def test_a_hand_of_each_game_by_clicking(browser: Any, server: Server, game: str
 
 def test_the_page_shows_the_commitment_gives_entropy_and_verifies_the_deck(browser: Any, server: Server) -> None:
     """docs/fairness.md: the commitment to the next draw before the deal, the player's own bytes mixed into it, and
-    the pack checked in the browser when the next deal reveals it."""
+    the pack checked in the browser when the next deal reveals it, again after a reload (the past fetched once)."""
     me = open_solo(browser, server, "trentuno", options=DEALS_FIRST["trentuno"])
     wait_turn(me)
     committed = me.page.get_attribute(".fairness", "data-commitment") or ""
@@ -175,6 +175,10 @@ def test_the_page_shows_the_commitment_gives_entropy_and_verifies_the_deck(brows
     log = me.text(".log")
     assert f"aggiunge il suo caso all'estrazione {draw}" in log, log[-800:]  # the player's entropy, in that draw
     assert "Mazzo verificato (deck verified)" in me.text(".fairness")
+    # A page that begins later (here: a reload) fetches the steps it lacks once, and checks the packs again.
+    me.page.reload()
+    me.wait_live()
+    me.page.wait_for_selector('.fairness[data-verified="true"]', timeout=WAIT_MS)
     assert me.errors == []
     me.close()
 

@@ -3,9 +3,10 @@
 // copied into src/gen by `npm run generate`), and gives this seat's own random bytes to each draw, once, with its first move after the commitment.
 //
 // The record begins when the page does (a Watch starts with the table as it is now, without its past events; the
-// owner's page also has the opening's events from OpenTable). It is checked as a partial record: a draw committed
-// before it began is "not verifiable here", never a failure. A gap (a snapshot past the last step seen) starts
-// it over.
+// owner's page also has the opening's events from OpenTable). A page that began later fetches the steps it lacks
+// once (Watch from after_seq = -1, `history`), and its record is then whole; until they come, a draw committed
+// before the record began is "not verifiable here", never a failure. A gap (a snapshot past the last step seen)
+// starts it over.
 
 import { toJson } from "@bufbuild/protobuf";
 import type * as api from "./api";
@@ -35,6 +36,9 @@ export class Fairness {
   private given = new Set<number>();
   /** Entropy was sent while the next draw was not known here (the page joined late): not again until a commitment. */
   private sentBlind = false;
+  /** The last step whose events the record lacks (it holds those after it); -1n: it holds the whole record. */
+  private missing = -1n;
+  private fetching = false;
 
   /** A snapshot at `seq` (with the update's next draw and its commitment): the record goes on if it reaches that
    * step, else it starts over (events were missed). */
@@ -81,14 +85,36 @@ export class Fairness {
     else if (this.commitment === undefined) this.sentBlind = true;
   }
 
+  /** The step up to which the record lacks the table's events, once (the page then fetches them), else undefined. */
+  gap(): bigint | undefined {
+    if (this.missing < 0n || this.fetching) return undefined;
+    this.fetching = true;
+    return this.missing;
+  }
+
+  /** The table's steps from its opening up to `upTo` (`gap`'s): the record is then whole, and every draw revealed
+   * in it is checked. Nothing changes if they do not begin at the opening or the record started over meanwhile. */
+  history(steps: api.HostedUpdate[], upTo: bigint, seat: number | undefined): void {
+    this.fetching = false;
+    const before = steps.filter((u) => u.seq <= upTo);
+    if (upTo !== this.missing || before.some((u, i) => u.seq !== BigInt(i)) || before.length !== Number(upTo) + 1) return;
+    const events = before.flatMap((u) => u.update?.events ?? []);
+    this.record = [...events.map((e) => toJson(EventSchema, e) as unknown as JsonEvent), ...this.record];
+    this.missing = -1n;
+    const revealed = this.record.filter((e) => e.kind === "SEED" && e.draw !== undefined);
+    for (const e of events) if (e.kind === "ENTROPY" && e.draw !== undefined && e.seat === seat) this.given.add(e.draw);
+    if (revealed.length) this.check(revealed.map((e) => e.draw as number), revealed.some((e) => e.cards?.length));
+  }
+
   private restart(seq: bigint): void {
     this.record = [];
     this.seq = seq;
+    this.missing = seq;
   }
 
   /** Checks the record when a step reveals `draws` (packs among them, or numbers drawn only). */
   private check(draws: number[], packs: boolean): void {
-    const result = verifyRecord(this.record, { partial: true });
+    const result = verifyRecord(this.record, { partial: this.missing >= 0n });
     if (!result.ok) {
       const what = packs ? "Mazzo NON verificato (deck not verified)" : "Estrazione NON verificata (draw not verified)";
       this.verdict = { ok: false, draws, text: `${what}: ${result.error}` };

@@ -8,7 +8,7 @@ import { Session } from "./session";
 import { CONNECTION, freshUi, type Handlers, tableScreen, tick, type Ui } from "./screen";
 import { type SetupChoice, setupScreen } from "./setup";
 import * as storage from "./storage";
-import { Watcher } from "./watch";
+import { pastSteps, Watcher } from "./watch";
 
 const root = document.getElementById("app") as HTMLElement;
 const announce = document.getElementById("announce") as HTMLElement;
@@ -217,6 +217,21 @@ function leaveTable(): void {
   ui = freshUi();
 }
 
+/** The public record a page that joined late lacks, fetched once, so that it checks every pack (docs/fairness.md). */
+async function fetchHistory(s: Session, upTo: bigint): Promise<void> {
+  const verdict = s.fairness.verdict;
+  let steps: api.HostedUpdate[] = [];
+  try {
+    steps = await pastSteps(s.tableId, s.capability, upTo);
+  } catch {
+    // The record stays partial: the packs committed before the page joined stay "not verifiable here".
+  }
+  s.fairness.history(steps, upTo, s.seat);
+  if (session !== s) return;
+  if (s.fairness.verdict !== verdict && s.fairness.verdict) say([s.fairness.verdict.text]);
+  render();
+}
+
 function openTable(
   tableId: string,
   kept: storage.Kept,
@@ -238,6 +253,8 @@ function openTable(
       const lines = s.apply(u);
       if (s.seq !== seq) ui.picked = {};
       say(!wasMyTurn && s.myTurn ? [...lines, "Tocca a te (your turn)"] : lines);
+      const gap = s.fairness.gap();
+      if (gap !== undefined) void fetchHistory(s, gap);
       render();
     },
     presence(presence) {

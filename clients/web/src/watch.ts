@@ -108,3 +108,21 @@ export class Watcher {
     });
   }
 }
+
+/** The table's steps from its opening up to `upTo`, as this capability's audience saw them (Watch from
+ * after_seq = -1, closed once `upTo` arrives): what a page that joined late lacks of the public record. */
+export async function pastSteps(tableId: string, capability: string, upTo: bigint): Promise<api.HostedUpdate[]> {
+  const abort = new AbortController();
+  const steps: api.HostedUpdate[] = [];
+  try {
+    const request = { tableId, afterSeq: -1n };
+    for await (const answer of api.host.watch(request, api.as(capability, { signal: abort.signal, stream: true }))) {
+      if (!answer.update) continue;
+      steps.push(answer.update);
+      if (answer.update.seq >= upTo) break;
+    }
+  } finally {
+    abort.abort();
+  }
+  return steps;
+}
