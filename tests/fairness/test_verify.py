@@ -33,10 +33,13 @@ CASES = [(g.id, preset, n) for g in engine.all_games() for preset in g.presets f
 FAIRNESS = {"COMMITTED", "ENTROPY", "SEED"}
 
 
-def play(game: str, preset: str, seats: int, seed: int, *, max_actions: int = 300) -> list[dict[str, Any]]:
+def play(
+    game: str, preset: str, seats: int, seed: int, *, max_actions: int = 300, options: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """A random game with random entropy on a third of the moves; the spectator's record as JSON events."""
     rng = random.Random(seed)
-    out = engine.new_table(game, [engine.Seat(f"p{i}", 60) for i in range(seats)], seed=bytes([seed]), preset=preset)
+    people = [engine.Seat(f"p{i}", 60) for i in range(seats)]
+    out = engine.new_table(game, people, seed=bytes([seed]), preset=preset, options=options)
     record = list(out.events)
     state = out.state
     given: set[int] = set()
@@ -209,3 +212,57 @@ def test_every_update_carries_the_next_draw_and_its_commitment() -> None:
     with pytest.raises(ServiceError, match="not hex") as refused:
         core.act(bad, Call())
     assert refused.value.reason == "INVALID_ENTROPY"
+
+
+def _packs(record: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    return [e["cards"] for e in record if e["kind"] == "SEED" and e.get("cards")]
+
+
+def _dealt_from_one_pack_across_hands(record: list[dict[str, Any]]) -> bool:
+    hands_of: dict[int, set[int]] = {}
+    hand = 0
+    for e in record:
+        hand += e["kind"] == "HAND_OVER"
+        if e.get("at"):
+            hands_of.setdefault(e["draw"], set()).add(hand)
+    return any(len(hands) > 1 for hands in hands_of.values())
+
+
+PATHS = {  # every way a pack is shuffled or a number drawn, and how the record shows it was taken
+    "SM-18 refill from the discards": (
+        "sette_e_mezzo", "CLASSICO", 9, {}, lambda r: any(len(p) < 40 for p in _packs(r))
+    ),
+    "SM-18 a fresh pack every hand": (
+        "sette_e_mezzo", "CLASSICO", 4, {"reshuffle": "EVERY_HAND"}, lambda r: len(_packs(r)) > 3
+    ),
+    "SM-6 highest card": ("sette_e_mezzo", "NAPOLETANO", 4, {}, lambda r: any(e["kind"] == "DREW" for e in r)),
+    "SM-6 random bank": (
+        "sette_e_mezzo", "CLASSICO", 4, {}, lambda r: any(e["kind"] == "SEED" and "cards" not in e for e in r)
+    ),
+    "SC-5 the stock played down": (
+        "saltacavallo", "NAPOLETANO", 4, {"reshuffle": "CONTINUE"}, _dealt_from_one_pack_across_hands
+    ),
+    "SC-4 dealing for the dealer": (
+        "saltacavallo", "NAPOLETANO", 4, {"first_dealer": "RE_DI_DENARI"},
+        lambda r: any(e["kind"] == "CHOOSE_CARD" and e.get("at") for e in r)
+    ),
+    "SC-4 random dealer": (
+        "saltacavallo", "NAPOLETANO", 4, {"first_dealer": "RANDOM"}, lambda r: "cards" not in r[2]
+    ),
+    "TR-4 a pack every deal": ("trentuno", "CLASSICO", 4, {}, lambda r: len(_packs(r)) > 2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_way_of_shuffling_is_committed_and_verifies(path: str) -> None:
+    """Each code path that shuffles or draws: taken in the game played, and its record verified; a changed seed of
+    each revealed draw fails (the order was fixed by the commitment before its first card)."""
+    game, preset, seats, options, taken = PATHS[path]
+    record = play(game, preset, seats, seed=7, max_actions=1500, options=options)
+    assert taken(record), f"the game did not take the path {path!r}"
+    assert verify_record(record).ok, verify_record(record).error
+    seeds = [i for i, e in enumerate(record) if e["kind"] == "SEED"]
+    for i in seeds[:: max(1, len(seeds) // 4)]:  # the first and about four more, spread over the game
+        bad = _copy(record)
+        bad[i]["data"] = ("0" if bad[i]["data"][0] != "0" else "1") + bad[i]["data"][1:]
+        assert not verify_record(bad).ok
