@@ -54,15 +54,15 @@ def write(value: Any, message: Any) -> Any:
 
 
 @cache
-def writer(kind: Any, desc: Any) -> Writer:
+def writer(kind: Any, desc: Any, true: tuple[str, ...] = ()) -> Writer:
     """A generated function making the JSON object of a value of ``kind`` as the message ``desc``.
 
     Each field gets the code its proto type and presence call for, as :func:`services.protowire.writer` writes it
     and the parsed message prints: a scalar without presence only when it is not the default, one with presence
     whenever it is not ``None``, a message field whenever it is not ``None`` (``{}`` if empty), a list when it has
-    items.
+    items. ``true`` names boolean fields of ``desc`` that ``kind`` does not hold, written set in their place.
     """
-    names = kind.__match_args__
+    names = (*kind.__match_args__, *true)
     hints = field_hints(kind)
     fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
     env: dict[str, Any] = {"str": str, "bool": bool}
@@ -72,6 +72,11 @@ def writer(kind: Any, desc: Any) -> Writer:
             raise TypeError(f"{desc.full_name}.{fd.name}: no JSON writer for field type {fd.type}")
         key = f"k{i}"
         env[key] = fd.json_name
+        if fd.name in true:
+            if fd.type != FieldDescriptor.TYPE_BOOL:
+                raise TypeError(f"{desc.full_name}.{fd.name} is not a boolean")
+            lines.append(f"    out[{key}] = True")
+            continue
         env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
         lines.append(f"    x = v.{fd.name}")
         if fd.is_repeated:

@@ -59,13 +59,14 @@ def write(value: Any, message: Any) -> bytes:
 
 
 @cache
-def writer(kind: Any, desc: Any) -> Writer:
+def writer(kind: Any, desc: Any, true: tuple[str, ...] = ()) -> Writer:
     """A generated function writing values of ``kind`` as the message ``desc``, fields in number order.
 
     Each field gets the straight-line code its proto type and engine type call for: constant bytes for enums
-    and booleans, small varints and lengths from a table, nested values by their own writers.
+    and booleans, small varints and lengths from a table, nested values by their own writers. ``true`` names
+    boolean fields of ``desc`` that ``kind`` does not hold, written set in their place (an event's ``auto``).
     """
-    names = kind.__match_args__
+    names = (*kind.__match_args__, *true)
     hints = field_hints(kind)
     fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
     env: dict[str, Any] = {"varint": varint, "join": b"".join, "S": _SMALL, "len": len}
@@ -73,6 +74,12 @@ def writer(kind: Any, desc: Any) -> Writer:
     for i, fd in enumerate(fields):
         t = tag(fd.number, _LEN if _is_length_delimited(fd) else _VARINT)
         env[f"t{i}"] = t
+        if fd.name in true:
+            if fd.type != FieldDescriptor.TYPE_BOOL:
+                raise TypeError(f"{desc.full_name}.{fd.name} is not a boolean")
+            env[f"t{i}"] = t + b"\x01"
+            lines.append(f"    add(t{i})")
+            continue
         env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
         size = "(S[n] if n < 128 else varint(n))"
         lines.append(f"    x = v.{fd.name}")

@@ -23,7 +23,6 @@ from importlib import metadata
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import grpc
-import msgspec
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -35,7 +34,6 @@ from mazziere.engine.game import Game
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.rules import describe
 from mazziere.engine.table import Outcome, TableState
-from mazziere.engine.values import Value
 from mazziere.engine.visibility import Viewer, redact
 from mazziere.services import jsonwire, protowire
 from mazziere.services.codec import to_plain, to_proto
@@ -59,27 +57,9 @@ _LEGAL_JSON = jsonwire.writer(engine.LegalAction, pb.LegalAction.DESCRIPTOR)
 _TRANSFER_JSON = jsonwire.writer(Transfer, pb.Transfer.DESCRIPTOR)
 MAX_ADVICE_SAMPLES = 1000
 """The most deals an ``Advise`` call may ask to sample (AdviseRequest.samples)."""
-_AUTO = protowire.tag(pb.Event.DESCRIPTOR.fields_by_name["auto"].number, 0) + b"\x01"
-"""``Event.auto = true``, put in its field-number place in the bytes of each event of an auto-played move."""
-
-
-class _Provenance(Value, frozen=True):
-    """The event fields numbered after ``auto`` (draw, at, data), written after its mark."""
-
-    draw: int | None
-    at: tuple[int, ...]
-    data: str
-
-
-_PROVENANCE = protowire.writer(_Provenance, pb.Event.DESCRIPTOR)
-
-
-def _auto_event(event: engine.Event) -> bytes:
-    """An auto-played move's event with ``auto = true`` among its fields in number order."""
-    if event.draw is None and not event.at and not event.data:
-        return _EVENT(event) + _AUTO
-    head = _EVENT(msgspec.structs.replace(event, draw=None, at=(), data=""))
-    return head + _AUTO + _PROVENANCE(_Provenance(event.draw, event.at, event.data))
+_AUTO_EVENT = protowire.writer(engine.Event, pb.Event.DESCRIPTOR, ("auto",))
+"""An auto-played move's event: ``auto = true`` in its field-number place."""
+_AUTO_EVENT_JSON = jsonwire.writer(engine.Event, pb.Event.DESCRIPTOR, ("auto",))
 
 
 DISTRIBUTION = "mazziere"
@@ -502,7 +482,7 @@ def _update(
     parts = [] if viewer is None else [b"\x08" + protowire.varint(viewer)]  # seat = 1
     parts.append(protowire.length_delimited(b"\x12", protowire.length_delimited(_VIEW_TAGS[state.game], view_bytes)))
     for event in redact_events(events, viewer):  # events = 3
-        parts.append(protowire.length_delimited(b"\x1a", _auto_event(event) if auto else _EVENT(event)))
+        parts.append(protowire.length_delimited(b"\x1a", _AUTO_EVENT(event) if auto else _EVENT(event)))
     if viewer is not None:
         for entry in game.legal_actions(state, viewer):  # legal_actions = 4
             parts.append(protowire.length_delimited(b"\x22", _LEGAL(entry)))
@@ -519,26 +499,13 @@ def _update_json(
     kind: Any = type(view)
     data: dict[str, Any] = {} if viewer is None else {"seat": viewer}
     data["view"] = {_VIEW_KEYS[state.game]: jsonwire.writer(kind, _VIEW_FIELDS[state.game].message_type)(view)}
-    seen = [_EVENT_JSON(event) for event in redact_events(events, viewer)]
-    if seen:
-        data["events"] = [_auto_json(e) for e in seen] if auto else seen
+    write = _AUTO_EVENT_JSON if auto else _EVENT_JSON
+    if seen := [write(event) for event in redact_events(events, viewer)]:
+        data["events"] = seen
     if viewer is not None and (legal := [_LEGAL_JSON(entry) for entry in game.legal_actions(state, viewer)]):
         data["legalActions"] = legal
     data["nextDraw"], data["commitment"] = state.draws, state.commitment.hex()
     return data
-
-
-_EVENT_KEYS = {fd.json_name: fd.number for fd in pb.Event.DESCRIPTOR.fields}
-_AUTO_KEY = pb.Event.DESCRIPTOR.fields_by_name["auto"].json_name
-_AUTO_LAST = max(_EVENT_KEYS.values()) == _EVENT_KEYS[_AUTO_KEY]
-
-
-def _auto_json(event: dict[str, Any]) -> dict[str, Any]:
-    """An event's object with ``auto: true``, in its field-number place (:data:`_AUTO` for the JSON)."""
-    event[_AUTO_KEY] = True  # each event's object is its own: the writer makes a new one every time
-    if _AUTO_LAST:
-        return event
-    return dict(sorted(event.items(), key=lambda item: _EVENT_KEYS[item[0]]))
 
 
 def _step(out: Outcome, sent: _Sent | None) -> TableAnswer[svc.ReplayStep]:
