@@ -199,10 +199,14 @@ class TableCore:
         return TableAnswer(svc.GetViewResponse, {}, Outcome(state), [viewer], engine.get_game(state.game))
 
     def gather(self, request: svc.GatherRequest, call: Call) -> svc.GatherResponse:
-        """The table closed for good: the seeds of the packs it still keeps (:func:`engine.gather`)."""
+        """The table closed for good: the seeds of the packs it still keeps (:func:`engine.gather`). It shows the
+        stock's order, so it needs every seat's key."""
         state = self._open(request.state, request.table_id, call)
         call.game = state.game
         call.table_id = state.table_id
+        keys = {k.seat: k.key for k in request.seat_keys}
+        for seat in range(state.seat_count):
+            self._check_seat(state, seat, keys.get(seat, ""))
         events = engine.gather(state).events
         return svc.GatherResponse(events=[pb.Event.FromString(_EVENT(e)) for e in events])
 

@@ -290,8 +290,15 @@ ROUTES = [
         "Close a table for good: the seeds of the packs it still keeps, to verify its record to the end",
         {
             "table": {
-                "summary": "Reveal the last pack of a table that will not be played on",
-                "value": {"tableId": "t_0123456789abcdef01234567", "state": _TOKEN},
+                "summary": "Reveal the last pack of a table that will not be played on (every seat's key)",
+                "value": {
+                    "tableId": "t_0123456789abcdef01234567",
+                    "state": _TOKEN,
+                    "seatKeys": [
+                        {"key": "k1.GraQgAABd1tUsRk3sh6_apOhCVQNYUCl4NKPyZEVPRI"},
+                        {"seat": 1, "key": "k1.9714CpXgIjultARW-JDFn7Hr3qshuMhObq-X-8v7q2s"},
+                    ],
+                },
             }
         },
         answer={

@@ -321,8 +321,9 @@ class Host:
         seq = record.seq + 1
         settings = Settings.decode(record.settings)
         closing = hpb.HostedUpdate(seq=seq, closed=True, game=settings.game)
+        keys = [pb.SeatKey(seat=s, key=k) for s, k in enumerate(record.seat_keys)]
         gathered: svc.GatherResponse = await self._engine(  # the packs still kept: their seeds, for the record
-            "Gather", svc.GatherRequest(table_id=record.table_id, state=record.token)
+            "Gather", svc.GatherRequest(table_id=record.table_id, state=record.token, seat_keys=keys)
         )
         closing.update.events.extend(gathered.events)
         seen = {a: closing.SerializeToString() for a in _audiences(len(settings.names))}

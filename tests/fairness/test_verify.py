@@ -266,3 +266,29 @@ def test_every_way_of_shuffling_is_committed_and_verifies(path: str) -> None:
         bad = _copy(record)
         bad[i]["data"] = ("0" if bad[i]["data"][0] != "0" else "1") + bad[i]["data"][1:]
         assert not verify_record(bad).ok
+
+
+def test_gathering_a_table_needs_every_seats_key() -> None:
+    """Gather shows the stock's order: one seat's key, or the token alone, may not gather a table in play."""
+    core = TableCore(Keyring([("k", bytes(32))]))
+    seats = [pb.Seat(name=n, chips=50) for n in "abc"]
+    table = core.create_table(svc.CreateTableRequest(game="trentuno", seats=seats), Call())
+    keys = [pb.SeatKey(seat=k.seat, key=k.key) for k in table.seat_keys]
+    dealer = table.to_act[0]
+    act = svc.ActRequest(
+        table_id=table.table_id,
+        state=table.state,
+        expected_seq=table.seq,
+        seat_key=keys[dealer].key,
+        action=pb.Action(seat=dealer, kind="DEAL"),
+    )
+    dealt = core.act(act, Call()).state
+    for given, reason in (
+        (keys[:2], "SEAT_KEY_MISSING"),
+        ([*keys[:2], pb.SeatKey(seat=2, key=keys[0].key)], "SEAT_KEY_INVALID"),
+    ):
+        with pytest.raises(ServiceError) as refused:
+            core.gather(svc.GatherRequest(table_id=table.table_id, state=dealt, seat_keys=given), Call())
+        assert refused.value.reason == reason
+    gathered = core.gather(svc.GatherRequest(table_id=table.table_id, state=dealt, seat_keys=keys), Call())
+    assert [e.kind for e in gathered.events] == ["SEED"] and gathered.events[0].draw == 1

@@ -284,8 +284,9 @@ class Table:
     def gather(self) -> svc.GatherResponse:
         """Close the table for good: the seeds of the packs it still keeps (``SEED`` events, docs/fairness.md),
         so that its public record verifies to the end (:func:`mazziere_client.verify_record`). The table must not
-        be played on afterwards: its stock is no longer secret."""
-        request = svc.GatherRequest(table_id=self.table_id, state=self.state)
+        be played on afterwards: its stock is no longer secret. It needs every seat's key, which this table holds."""
+        keys = [pb.SeatKey(seat=seat, key=key) for seat, key in sorted(self.seat_keys.items())]
+        request = svc.GatherRequest(table_id=self.table_id, state=self.state, seat_keys=keys)
         try:
             return self.client.stub.Gather(request, timeout=self.client.timeout)
         except grpc.RpcError as exc:

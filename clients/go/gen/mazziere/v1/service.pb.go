@@ -720,7 +720,11 @@ type GatherRequest struct {
 	// The table the state belongs to.
 	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// The latest state of the table.
-	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// Every seat's key (none on a server in trusted mode): gathering shows the stock's order, so no one seat, and
+	// nobody holding only a token, may gather a table still in play. A missing or wrong key: SEAT_KEY_MISSING or
+	// SEAT_KEY_INVALID.
+	SeatKeys      []*SeatKey `protobuf:"bytes,3,rep,name=seat_keys,json=seatKeys,proto3" json:"seat_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -765,6 +769,13 @@ func (x *GatherRequest) GetTableId() string {
 func (x *GatherRequest) GetState() []byte {
 	if x != nil {
 		return x.State
+	}
+	return nil
+}
+
+func (x *GatherRequest) GetSeatKeys() []*SeatKey {
+	if x != nil {
+		return x.SeatKeys
 	}
 	return nil
 }
@@ -1545,10 +1556,11 @@ const file_mazziere_v1_service_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\fR\x05state\x12\x17\n" +
 	"\x04seat\x18\x03 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x19\n" +
 	"\bseat_key\x18\x04 \x01(\tR\aseatKeyB\a\n" +
-	"\x05_seat\"@\n" +
+	"\x05_seat\"s\n" +
 	"\rGatherRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\fR\x05state\"<\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\x121\n" +
+	"\tseat_keys\x18\x03 \x03(\v2\x14.mazziere.v1.SeatKeyR\bseatKeys\"<\n" +
 	"\x0eGatherResponse\x12*\n" +
 	"\x06events\x18\x01 \x03(\v2\x12.mazziere.v1.EventR\x06events\"\x84\x01\n" +
 	"\x0fGetViewResponse\x12\x10\n" +
@@ -1677,42 +1689,43 @@ var file_mazziere_v1_service_proto_depIdxs = []int32{
 	24, // 8: mazziere.v1.ActResponse.settlement:type_name -> mazziere.v1.Transfer
 	25, // 9: mazziere.v1.ActResponse.updates:type_name -> mazziere.v1.SeatUpdate
 	26, // 10: mazziere.v1.ActResponse.action:type_name -> mazziere.v1.Action
-	27, // 11: mazziere.v1.GatherResponse.events:type_name -> mazziere.v1.Event
-	25, // 12: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
-	4,  // 13: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	26, // 14: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
-	26, // 15: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
-	24, // 16: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
-	25, // 17: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
-	13, // 18: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
-	4,  // 19: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
-	26, // 20: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
-	13, // 21: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
-	26, // 22: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
-	1,  // 23: mazziere.v1.ActionAdvice.basis:type_name -> mazziere.v1.AdviceBasis
-	0,  // 24: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
-	18, // 25: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
-	2,  // 26: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
-	4,  // 27: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
-	6,  // 28: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
-	8,  // 29: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
-	12, // 30: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
-	15, // 31: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
-	17, // 32: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
-	9,  // 33: mazziere.v1.TableService.Gather:input_type -> mazziere.v1.GatherRequest
-	3,  // 34: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
-	5,  // 35: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
-	7,  // 36: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
-	11, // 37: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
-	14, // 38: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
-	16, // 39: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
-	19, // 40: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
-	10, // 41: mazziere.v1.TableService.Gather:output_type -> mazziere.v1.GatherResponse
-	34, // [34:42] is the sub-list for method output_type
-	26, // [26:34] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	23, // 11: mazziere.v1.GatherRequest.seat_keys:type_name -> mazziere.v1.SeatKey
+	27, // 12: mazziere.v1.GatherResponse.events:type_name -> mazziere.v1.Event
+	25, // 13: mazziere.v1.GetViewResponse.update:type_name -> mazziere.v1.SeatUpdate
+	4,  // 14: mazziere.v1.ReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	26, // 15: mazziere.v1.ReplayRequest.actions:type_name -> mazziere.v1.Action
+	26, // 16: mazziere.v1.ReplayStep.action:type_name -> mazziere.v1.Action
+	24, // 17: mazziere.v1.ReplayStep.settlement:type_name -> mazziere.v1.Transfer
+	25, // 18: mazziere.v1.ReplayStep.updates:type_name -> mazziere.v1.SeatUpdate
+	13, // 19: mazziere.v1.ReplayResponse.steps:type_name -> mazziere.v1.ReplayStep
+	4,  // 20: mazziere.v1.StreamReplayRequest.create:type_name -> mazziere.v1.CreateTableRequest
+	26, // 21: mazziere.v1.StreamReplayRequest.actions:type_name -> mazziere.v1.Action
+	13, // 22: mazziere.v1.StreamReplayResponse.step:type_name -> mazziere.v1.ReplayStep
+	26, // 23: mazziere.v1.ActionAdvice.action:type_name -> mazziere.v1.Action
+	1,  // 24: mazziere.v1.ActionAdvice.basis:type_name -> mazziere.v1.AdviceBasis
+	0,  // 25: mazziere.v1.AdviseResponse.method:type_name -> mazziere.v1.AdviceMethod
+	18, // 26: mazziere.v1.AdviseResponse.actions:type_name -> mazziere.v1.ActionAdvice
+	2,  // 27: mazziere.v1.TableService.ListGames:input_type -> mazziere.v1.ListGamesRequest
+	4,  // 28: mazziere.v1.TableService.CreateTable:input_type -> mazziere.v1.CreateTableRequest
+	6,  // 29: mazziere.v1.TableService.Act:input_type -> mazziere.v1.ActRequest
+	8,  // 30: mazziere.v1.TableService.GetView:input_type -> mazziere.v1.GetViewRequest
+	12, // 31: mazziere.v1.TableService.Replay:input_type -> mazziere.v1.ReplayRequest
+	15, // 32: mazziere.v1.TableService.StreamReplay:input_type -> mazziere.v1.StreamReplayRequest
+	17, // 33: mazziere.v1.TableService.Advise:input_type -> mazziere.v1.AdviseRequest
+	9,  // 34: mazziere.v1.TableService.Gather:input_type -> mazziere.v1.GatherRequest
+	3,  // 35: mazziere.v1.TableService.ListGames:output_type -> mazziere.v1.ListGamesResponse
+	5,  // 36: mazziere.v1.TableService.CreateTable:output_type -> mazziere.v1.CreateTableResponse
+	7,  // 37: mazziere.v1.TableService.Act:output_type -> mazziere.v1.ActResponse
+	11, // 38: mazziere.v1.TableService.GetView:output_type -> mazziere.v1.GetViewResponse
+	14, // 39: mazziere.v1.TableService.Replay:output_type -> mazziere.v1.ReplayResponse
+	16, // 40: mazziere.v1.TableService.StreamReplay:output_type -> mazziere.v1.StreamReplayResponse
+	19, // 41: mazziere.v1.TableService.Advise:output_type -> mazziere.v1.AdviseResponse
+	10, // 42: mazziere.v1.TableService.Gather:output_type -> mazziere.v1.GatherResponse
+	35, // [35:43] is the sub-list for method output_type
+	27, // [27:35] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_mazziere_v1_service_proto_init() }
