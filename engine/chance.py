@@ -42,7 +42,7 @@ _SPACE = 1 << (8 * _WORD)
 
 def draw_seed(secret: bytes, draw: int) -> bytes:
     """The seed of the table's draw number ``draw``."""
-    return hmac.new(secret, SEED_DOMAIN + draw.to_bytes(8, "big"), hashlib.sha256).digest()
+    return hmac.digest(secret, SEED_DOMAIN + draw.to_bytes(8, "big"), "sha256")
 
 
 def commitment(seed: bytes) -> bytes:

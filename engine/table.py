@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from mazziere.engine.cards import Card
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.values import Value
+
+if TYPE_CHECKING:  # the dealing builds on these values; an opening state is made from one
+    from mazziere.engine.dealing import Dealing
 
 __all__ = ["Action", "Event", "EventKind", "LegalAction", "Outcome", "Pack", "Seat", "TableState"]
 
@@ -66,9 +69,9 @@ class TableState(Value, frozen=True):
     """The header every game's state starts with. Game states subclass it and add their own fields.
 
     ``seed`` (the table's secret), ``draws`` (the next draw's number), ``entropy`` (the seats' contributions to
-    it), ``packs`` (the packs not yet revealed, the one dealt from last) and ``commitment`` (the next draw's) are the
-    dealing's
-    (:mod:`engine.dealing`); ``seq`` counts accepted actions; ``chips`` and ``pot`` hold all the money on the table.
+    it), ``packs`` (the packs not yet revealed, the one dealt from last) and ``commitment`` (the next draw's, kept so
+    that no update derives it again) are the dealing's (:mod:`engine.dealing`); ``seq`` counts accepted actions;
+    ``chips`` and ``pot`` hold all the money on the table.
     """
 
     game: str
@@ -89,7 +92,9 @@ class TableState(Value, frozen=True):
         return len(self.names)
 
     @classmethod
-    def opening(cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], dealing: Any, **fields: Any) -> Self:
+    def opening(
+        cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], dealing: Dealing, **fields: Any
+    ) -> Self:
         """A new table's state: the header from the seats and the opening draws (:meth:`Dealing.opening
         <engine.dealing.Dealing.opening>`), the pot empty, no action yet; and the game's fields."""
         names, chips = tuple(s.name for s in seats), tuple(s.chips for s in seats)

@@ -46,9 +46,12 @@ def check_stock(state: TableState) -> None:
         return
     if not state.packs:
         raise invalid("state.stock", f"{len(stock)} cards, but no pack is kept to deal them from")
-    pack = state.packs[-1].cards
-    if len(stock) > len(pack) or len(set(stock)) != len(stock) or any(card.index not in pack for card in stock):
+    indexes = set(map(_INDEX, stock))
+    if len(indexes) != len(stock) or not indexes <= set(state.packs[-1].cards):
         raise invalid("state.stock", f"not what is left of the pack of draw {state.packs[-1].draw}")
+
+
+_INDEX = operator.attrgetter("index")
 
 
 def invalid(path: str, what: str) -> Rejected:
@@ -98,7 +101,7 @@ def check_dealing(state: TableState, n: int) -> None:
         if not last < pack.draw < state.draws:
             raise invalid(f"state.packs[{i}].draw", f"{pack.draw} is not a draw after {last} and before {state.draws}")
         last = pack.draw
-        if len(set(pack.cards)) != len(pack.cards) or any(c >= len(ALL_CARDS) for c in pack.cards):
+        if len(set(pack.cards)) != len(pack.cards) or (pack.cards and max(pack.cards) >= len(ALL_CARDS)):
             raise invalid(f"state.packs[{i}].cards", "not distinct cards")
 
 
