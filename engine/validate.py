@@ -47,7 +47,7 @@ def check_stock(state: TableState) -> None:
     if not state.packs:
         raise invalid("state.stock", f"{len(stock)} cards, but no pack is kept to deal them from")
     indexes = set(map(_INDEX, stock))
-    if len(indexes) != len(stock) or not indexes <= set(state.packs[-1].cards):
+    if len(indexes) != len(stock) or not indexes.issubset(state.packs[-1].cards):
         raise invalid("state.stock", f"not what is left of the pack of draw {state.packs[-1].draw}")
 
 
@@ -83,10 +83,10 @@ def check_header(state: TableState, rules_type: type, low: int, high: int) -> in
     return n
 
 
-def check_dealing(state: TableState, n: int) -> None:
-    """The seats' entropy for the next draw and the packs kept (docs/fairness.md) are ones play could make."""
+def check_entropy(entropy: bytes, n: int) -> None:
+    """The seats' contributions to the next draw: distinct seats of the table, each at most MAX_ENTROPY bytes."""
     try:
-        given = contributions(state.entropy)
+        given = contributions(entropy)
     except ValueError as exc:
         raise invalid("state.entropy", str(exc)) from None
     seats = [seat for seat, _ in given]
@@ -94,6 +94,12 @@ def check_dealing(state: TableState, n: int) -> None:
         raise invalid("state.entropy", f"contributions from seats {seats}, not distinct seats of {n}")
     if any(len(data) > MAX_ENTROPY for _, data in given):
         raise invalid("state.entropy", f"a contribution is longer than {MAX_ENTROPY} bytes")
+
+
+def check_dealing(state: TableState, n: int) -> None:
+    """The seats' entropy for the next draw and the packs kept (docs/fairness.md) are ones play could make."""
+    if state.entropy:  # usually none: a move seldom carries it
+        check_entropy(state.entropy, n)
     if len(state.commitment) != 32:
         raise invalid("state.commitment", f"{len(state.commitment)} bytes, not a SHA-256")
     last = -1
