@@ -6,11 +6,11 @@ A game plays an action on a :class:`Step`: it tells what happens (:meth:`Step.ev
 the events and transfers. States never change in place: each change is a new value.
 
 >>> from mazziere import engine
->>> from mazziere.engine.events import EventKind
+>>> from mazziere.engine.games.trentuno import events
 >>> state = engine.new_table("trentuno", [engine.Seat(n, 10) for n in "abc"], seed=b"s").state
 >>> step = Step(state)
 >>> step.pay(0, POT, 2, "ante")
->>> step.event(EventKind.DEAL, seat=0, amount=step.pot)
+>>> step.event(events.DEAL, seat=0, amount=step.pot)
 >>> out = step.outcome(deals=1)
 >>> out.state.chips, out.state.pot, out.state.deals, [str(e.kind) for e in out.events]
 ((8, 10, 10), 2, 1, ['DEAL'])

@@ -11,8 +11,9 @@ from typing import ClassVar
 from mazziere.engine.cards import ITALIAN_40, Card, Suit
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import GAME_OVER, HAND_OVER
 from mazziere.engine.game import Game
-from mazziere.engine.games.saltacavallo import validate
+from mazziere.engine.games.saltacavallo import events, validate
 from mazziere.engine.games.saltacavallo.rules import (
     MAX_SEATS,
     PRESETS,
@@ -25,7 +26,7 @@ from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, S
 from mazziere.engine.ledger import POT
 from mazziere.engine.seats import first_dealer, next_in_play, previous_in_play, round_from
 from mazziere.engine.step import Step
-from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, Audience, TableCard, Viewer, only
 
 FANTE = 8
@@ -112,7 +113,7 @@ def _split(step: Step[SaltacavalloState], seats: Sequence[int]) -> None:
         amount = share + (1 if i < odd else 0)
         if amount:
             step.pay(POT, s, amount, "pot share")
-        step.event(EventKind.POT_SHARE, seat=s, amount=amount)
+        step.event(events.POT_SHARE, seat=s, amount=amount)
 
 
 class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
@@ -142,10 +143,10 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             raise Rejected(
                 Reason.INVALID_OPTION, f"first_dealer_seat {rules.first_dealer_seat} is not at this {n}-seat table"
             )
-        events: list[Event] = []
-        dealing = Dealing.opening(seed, events)
+        told: list[Event] = []
+        dealing = Dealing.opening(seed, told)
         dealer = _choose_dealer(rules, n, dealing)
-        events.append(Event(EventKind.FIRST_DEALER, seat=dealer))
+        told.append(Event(events.FIRST_DEALER, seat=dealer))
         state = SaltacavalloState.opening(
             self.id,
             table_id,
@@ -164,7 +165,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             winners=(),
             hands=0,
         )
-        return Outcome(state, tuple(events))
+        return Outcome(state, tuple(told))
 
     # -- what a seat may do -----------------------------------------------------------------------
 
@@ -208,7 +209,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
         kind = action.kind
         step = Step(state)
         if kind == KEEP:
-            step.event(EventKind.KEEP, seat=action.seat)
+            step.event(events.KEEP, seat=action.seat)
             return _finish_hand(step) if state.phase is Phase.DEALER else _after_turn(step)
         if kind == SWAP:
             return _swap(step, action.seat, action.target)  # type: ignore[arg-type]
@@ -250,14 +251,14 @@ def _choose_dealer(rules: SaltacavalloRules, n: int, dealing: Dealing) -> int:
     # A random seat deals the pack face up, anticlockwise from the seat after him, until the card appears.
     chooser = dealing.number(n)
     pack = dealing.shuffle(ITALIAN_40)
-    dealing.tell(Event(EventKind.CHOOSE_DEALER, seat=chooser))
+    dealing.tell(Event(events.CHOOSE_DEALER, seat=chooser))
     every = (True,) * n
     seat = chooser
     denari = 0
     for i, card in enumerate(pack):
         seat = next_in_play(every, seat)  # type: ignore[assignment]  # a table seats two or more
         dealing.took(pack[i:])
-        dealing.tell(Event(EventKind.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
+        dealing.tell(Event(events.CHOOSE_CARD, seat=seat, cards=(_FACE_UP[card],)))
         if method is FirstDealer.SECOND_DENARI:
             if card.suit is Suit.DENARI:
                 denari += 1
@@ -284,9 +285,9 @@ def _deal(step: Step[SaltacavalloState]) -> Outcome:
     stock = state.stock
     if rules.reshuffle is Reshuffle.EVERY_HAND or len(stock) < len(order) + _DRAW_RESERVE:
         stock = step.dealing.shuffle(ITALIAN_40)
-        step.event(EventKind.SHUFFLE, seat=dealer)
+        step.event(events.SHUFFLE, seat=dealer)
         cutter = previous_in_play(lives, dealer)
-        step.event(EventKind.CUT, seat=dealer if cutter is None else cutter, target=dealer)
+        step.event(events.CUT, seat=dealer if cutter is None else cutter, target=dealer)
     step.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
     step.dealing.took(stock, len(order))
     hand: list[TableCard | None] = [None] * len(lives)
@@ -294,7 +295,7 @@ def _deal(step: Step[SaltacavalloState]) -> Outcome:
         card = stock[i]
         held = _FACE_UP[card] if card.rank >= CAVALLO else TableCard(card, _OWN[s])
         hand[s] = held
-        step.event(EventKind.CARD_DEALT, seat=s, cards=(held,))
+        step.event(events.CARD_DEALT, seat=s, cards=(held,))
     step.change(
         hand=tuple(hand),
         stock=stock[len(order) :],
@@ -318,7 +319,7 @@ def _swap(step: Step[SaltacavalloState], seat: int, target: int) -> Outcome:
     given = TableCard(given.card, Audience(seats=given.seen_by.seats | both.seats))
     taken = TableCard(taken.card, Audience(seats=taken.seen_by.seats | both.seats))
     hand[seat], hand[target] = taken, given
-    step.event(EventKind.SWAP, seat=seat, target=target, cards=(given, taken))
+    step.event(events.SWAP, seat=seat, target=target, cards=(given, taken))
     step.change(hand=tuple(hand))
     return _after_turn(step)
 
@@ -342,7 +343,7 @@ def _dealers_turn(step: Step[SaltacavalloState]) -> Outcome:
         if not held.seen_by.everyone:
             up = _FACE_UP[held.card]
             revealed[s] = up
-            step.event(EventKind.REVEAL, seat=s, cards=(up,))
+            step.event(events.REVEAL, seat=s, cards=(up,))
     step.change(hand=tuple(revealed))
     own = revealed[state.dealer]
     assert own is not None and own.card is not None
@@ -365,13 +366,13 @@ def _draw(step: Step[SaltacavalloState]) -> Outcome:
         step.dealing.took(stock[i:])
         i += 1
         drawn = _FACE_UP[card]
-        step.event(EventKind.DRAW, seat=dealer, cards=(drawn,))
+        step.event(events.DRAW, seat=dealer, cards=(drawn,))
         if card.rank == CAVALLO and rules.drawn_horse_draws_again and i < len(stock):
-            step.event(EventKind.DRAW_AGAIN, seat=dealer, cards=(drawn,))
+            step.event(events.DRAW_AGAIN, seat=dealer, cards=(drawn,))
             discards.append(drawn)
             continue
         if card.rank == RE and rules.drawn_king_keeps_own:
-            step.event(EventKind.DRAW_VOID, seat=dealer, cards=(drawn,))
+            step.event(events.DRAW_VOID, seat=dealer, cards=(drawn,))
             discards.append(drawn)
         else:
             discards.append(own)
@@ -392,17 +393,17 @@ def _finish_hand(step: Step[SaltacavalloState]) -> Outcome:
     low = min(ranks.values())
     losers = [s for s in living if ranks[s] == low]
     if len(losers) == len(living) and rules.all_dead_hand is AllDeadHand.REPLAY and all(lives[s] == 1 for s in losers):
-        step.event(EventKind.REPLAY, seat=dealer, points=low)
-        step.event(EventKind.HAND_OVER, seat=dealer, points=low)
+        step.event(events.REPLAY, seat=dealer, points=low)
+        step.event(HAND_OVER, seat=dealer, points=low)
         return step.outcome(turn=-1, phase=Phase.DEAL, losers=())
     coin = rules.coin
     for s in losers:
         lives[s] -= 1
         step.pay(s, POT, coin, "life")
-        step.event(EventKind.LIFE_LOST, seat=s, amount=coin, points=low)
+        step.event(events.LIFE_LOST, seat=s, amount=coin, points=low)
         if not lives[s]:
-            step.event(EventKind.DEAD, seat=s)
-    step.event(EventKind.HAND_OVER, seat=dealer, points=low)
+            step.event(events.DEAD, seat=s)
+    step.event(HAND_OVER, seat=dealer, points=low)
     alive = [s for s in living if lives[s]]
     winners: tuple[int, ...] = ()
     next_dealer: int | None = dealer
@@ -412,15 +413,15 @@ def _finish_hand(step: Step[SaltacavalloState]) -> Outcome:
         winners = tuple(alive)
     else:
         next_dealer = next_in_play(lives, dealer)
-        step.event(EventKind.NEXT_DEALER, seat=next_dealer)
+        step.event(events.NEXT_DEALER, seat=next_dealer)
     if winners:
         pot = step.pot
         if len(winners) == 1:
             step.pay(POT, winners[0], pot, "pot")
-            step.event(EventKind.POT_WON, seat=winners[0], amount=pot)
+            step.event(events.POT_WON, seat=winners[0], amount=pot)
         else:
             _split(step, winners)
-        step.event(EventKind.GAME_OVER, seat=winners[0] if len(winners) == 1 else None, amount=pot)
+        step.event(GAME_OVER, seat=winners[0] if len(winners) == 1 else None, amount=pot)
     return step.outcome(
         turn=-1,
         phase=Phase.OVER if winners else Phase.DEAL,
@@ -439,11 +440,11 @@ def _revive(step: Step[SaltacavalloState], dead: int, giver: int) -> Outcome:
     lives[giver] -= 1
     coin = state.rules.coin
     step.pay(giver, dead, coin, "revival")
-    step.event(EventKind.REVIVE, seat=dead, target=giver, amount=coin)
+    step.event(events.REVIVE, seat=dead, target=giver, amount=coin)
     dealer = state.dealer
     if not lives[giver]:
-        step.event(EventKind.DEAD, seat=giver)
+        step.event(events.DEAD, seat=giver)
         if giver == dealer:
             dealer = next_in_play(lives, giver)  # type: ignore[assignment]  # the revived seat lives
-            step.event(EventKind.NEXT_DEALER, seat=dealer)
+            step.event(events.NEXT_DEALER, seat=dealer)
     return step.outcome(lives=tuple(lives), dealer=dealer, revived=(*state.revived, dead))

@@ -12,7 +12,8 @@ import msgspec
 
 from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
-from mazziere.engine.events import EventKind
+from mazziere.engine.events import GAME_OVER, HAND_OVER
+from mazziere.engine.games.sette_e_mezzo import events
 from mazziere.engine.games.sette_e_mezzo.judge import DOUBLE, judge
 from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, Scoring, house_stands, is_reale, scoring
 from mazziere.engine.games.sette_e_mezzo.rules import MAX_SEATS, BankPasses, Reshuffle
@@ -94,7 +95,7 @@ class Hand(Step[SetteEMezzoState]):
             self.stock = self.dealing.shuffle(tc.card for tc in self.discards if tc.card)
             self.discards = ()
             self.exhausted = True
-            self.event(EventKind.SHUFFLED, amount=len(self.stock))
+            self.event(events.SHUFFLED, amount=len(self.stock))
         card = self.stock[0]
         self.dealing.took(self.stock)
         self.stock = self.stock[1:]
@@ -120,7 +121,7 @@ class Hand(Step[SetteEMezzoState]):
                     self.matta_shown = True
                 cards = (*h.cards[:i], shown, *h.cards[i + 1 :])
                 self.hands[seat] = SeatHand(cards, h.stake, h.status, h.points, h.burned)
-                self.event(EventKind.REVEALED, seat=seat, cards=(shown,), points=self.public_points(seat))
+                self.event(events.REVEALED, seat=seat, cards=(shown,), points=self.public_points(seat))
                 return
 
     def public_points(self, seat: int) -> int:
@@ -143,14 +144,14 @@ class Hand(Step[SetteEMezzoState]):
         if h.points == SETTE_E_MEZZO or self.sc.is_triple(self.raw(seat)):
             self.set_status(seat, Status.SETTE_E_MEZZO)
             self.reveal(seat)
-            self.event(EventKind.SETTE_E_MEZZO, seat=seat, points=h.points)
+            self.event(events.SETTE_E_MEZZO, seat=seat, points=h.points)
             self.next_player(seat)
         elif h.points > SETTE_E_MEZZO:
             self.set_status(seat, Status.BUST)
             self.pay(seat, self.bank, h.stake, "bust")
             if self.rules.reveal_hidden_on_bust:
                 self.reveal(seat)
-            self.event(EventKind.BUST, seat=seat, target=self.bank, amount=h.stake, points=self.public_points(seat))
+            self.event(events.BUST, seat=seat, target=self.bank, amount=h.stake, points=self.public_points(seat))
             self.next_player(seat)
 
     def next_player(self, seat: int) -> None:
@@ -197,21 +198,21 @@ class Hand(Step[SetteEMezzoState]):
     def bank_hit(self) -> None:
         b = self.bank
         tc = self.give(b, self.draw(), hidden=False)
-        self.event(EventKind.HIT, seat=b, cards=(tc,), points=self.hands[b].points)
+        self.event(events.HIT, seat=b, cards=(tc,), points=self.hands[b].points)
         pts = self.hands[b].points
         if pts == SETTE_E_MEZZO or self.sc.is_triple(self.raw(b)):
             self.set_status(b, Status.SETTE_E_MEZZO)
-            self.event(EventKind.SETTE_E_MEZZO, seat=b, points=pts)
+            self.event(events.SETTE_E_MEZZO, seat=b, points=pts)
             self.end_hand(played=True)
         elif pts > SETTE_E_MEZZO:
             self.set_status(b, Status.BUST)
-            self.event(EventKind.BUST, seat=b, points=pts)
+            self.event(events.BUST, seat=b, points=pts)
             self.end_hand(played=True)
 
     def bank_stands(self) -> None:
         b = self.bank
         self.set_status(b, Status.STOOD)
-        self.event(EventKind.STOOD, seat=b, points=self.hands[b].points)
+        self.event(events.STOOD, seat=b, points=self.hands[b].points)
         self.end_hand(played=True)
 
     # -- the end of a hand -------------------------------------------------------------------------
@@ -241,17 +242,17 @@ class Hand(Step[SetteEMezzoState]):
             reale = is_reale(cards, h.points) or self.sc.is_triple(cards)
             if halves > 0:
                 self.pay(b, s, amount, "win")
-                self.event(EventKind.PAID, seat=s, target=b, amount=amount, points=h.points)
+                self.event(events.PAID, seat=s, target=b, amount=amount, points=h.points)
                 result = Result.WON
                 if halves >= DOUBLE and reale:
                     paid_double.append(s)
             elif halves < 0:
                 amount = min(amount, chips[s])  # a player never pays more than he has (gap)
                 self.pay(s, b, amount, "loss")
-                self.event(EventKind.COLLECTED, seat=s, target=b, amount=amount, points=h.points)
+                self.event(events.COLLECTED, seat=s, target=b, amount=amount, points=h.points)
                 result, amount = Result.LOST, -amount
             else:
-                self.event(EventKind.PUSH, seat=s, target=b, points=h.points)
+                self.event(events.PUSH, seat=s, target=b, points=h.points)
                 result = Result.PUSH
             chips[s] += amount
             chips[b] -= amount
@@ -263,11 +264,11 @@ class Hand(Step[SetteEMezzoState]):
             paid_double,
             played and not bank_bust and (is_reale(bank_hand, b_pts) or self.sc.is_triple(bank_hand)),
         )
-        self.event(EventKind.HAND_OVER, seat=b, amount=self.hand_number)
+        self.event(HAND_OVER, seat=b, amount=self.hand_number)
         if not any(c >= rules.min_stake for s, c in enumerate(chips) if s != self.bank):
             self.phase = Phase.OVER
             self.turn = -1
-            self.event(EventKind.GAME_OVER)
+            self.event(GAME_OVER)
         else:
             self.phase = Phase.WAIT_DEAL
             self.turn = self.bank
@@ -293,7 +294,7 @@ class Hand(Step[SetteEMezzoState]):
         elif rules.bank_passes_when is BankPasses.EVERY_HAND or exhausted:
             self.bank = self.next_bank(chips)
         if self.bank != old:
-            self.event(EventKind.BANK_PASSED, seat=old, target=self.bank)
+            self.event(events.BANK_PASSED, seat=old, target=self.bank)
 
     def next_bank(self, chips: list[int]) -> int:
         """The next seat in play order with at least ``min_stake`` chips (gap); the bank stays if none."""
@@ -312,12 +313,12 @@ class Hand(Step[SetteEMezzoState]):
         if self.fresh:
             self.stock = self.dealing.shuffle(self.sc.pack)
             discards = ()
-            self.event(EventKind.SHUFFLED, amount=len(self.stock))
+            self.event(events.SHUFFLED, amount=len(self.stock))
         elif len(self.stock) < len(seats):
             pool = [*self.stock, *(tc.card for tc in discards if tc.card)]
             self.stock = self.dealing.shuffle(pool)
             discards = ()
-            self.event(EventKind.SHUFFLED, amount=len(self.stock))
+            self.event(events.SHUFFLED, amount=len(self.stock))
         self.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
         self.discards = discards
         self.fresh = self.exhausted = self.matta_shown = False
@@ -329,6 +330,6 @@ class Hand(Step[SetteEMezzoState]):
         for s in seats:
             self.hands[s] = SeatHand(status=Status.WAITING)
             tc = self.give(s, self.draw(), hidden=not (up and s == b))
-            self.event(EventKind.DEALT, seat=s, cards=(tc,))
+            self.event(events.DEALT, seat=s, cards=(tc,))
         self.phase = Phase.STAKE
         self.turn = seats[0]

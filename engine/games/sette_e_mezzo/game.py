@@ -8,8 +8,9 @@ from typing import ClassVar
 
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import GAME_OVER
 from mazziere.engine.game import Game
-from mazziere.engine.games.sette_e_mezzo import validate
+from mazziere.engine.games.sette_e_mezzo import events, validate
 from mazziere.engine.games.sette_e_mezzo.flow import Hand
 from mazziere.engine.games.sette_e_mezzo.points import scoring
 from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, FirstBank, SetteEMezzoRules
@@ -22,7 +23,7 @@ from mazziere.engine.games.sette_e_mezzo.state import (
     Status,
 )
 from mazziere.engine.seats import first_dealer
-from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, face_up
 
 DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN = "DEAL", "STAKE", "HIT", "HIT_HIDDEN", "STAND", "BURN"
@@ -49,8 +50,8 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
                 Reason.INVALID_SEATS,
                 f"sette e mezzo under these rules seats {rules.min_seats}..{rules.max_seats}, bank included; got {n}",
             )
-        events: list[Event] = []
-        dealing = Dealing.opening(seed, events)
+        told: list[Event] = []
+        dealing = Dealing.opening(seed, told)
         if rules.first_bank is FirstBank.HIGHEST_CARD:
             bank = _highest_card(rules, n, dealing)
         else:
@@ -58,7 +59,7 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             if fixed is not None and fixed >= n:
                 raise Rejected(Reason.INVALID_OPTION, f"first_bank_seat {fixed} is not at this table")
             bank = first_dealer(n, dealing, fixed)
-        events.append(Event(EventKind.FIRST_BANK, seat=bank))
+        told.append(Event(events.FIRST_BANK, seat=bank))
         chips = tuple(s.chips for s in seats)
         over = not any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
         state = SetteEMezzoState.opening(
@@ -81,8 +82,8 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             bank_points=None,
         )
         if over:
-            events.append(Event(EventKind.GAME_OVER))
-        return Outcome(state, tuple(events))
+            told.append(Event(GAME_OVER))
+        return Outcome(state, tuple(told))
 
     # -- what a seat may do ------------------------------------------------------------------------
 
@@ -126,16 +127,17 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             if kind == HIT_HIDDEN:  # SM-9 option: the hidden card goes up, the new one down
                 w.reveal(seat)
             tc = w.give(seat, w.draw(), hidden=kind == HIT_HIDDEN)
-            w.event(EventKind[kind], seat=seat, cards=(tc,), amount=action.amount)
+            told = events.HIT_HIDDEN if kind == HIT_HIDDEN else events.HIT
+            w.event(told, seat=seat, cards=(tc,), amount=action.amount)
             w.after_card(seat)
         elif kind == STAND:
             _raise(w, seat, action.amount)
             w.set_status(seat, Status.STOOD)
-            w.event(EventKind.STOOD, seat=seat, amount=action.amount)
+            w.event(events.STOOD, seat=seat, amount=action.amount)
             w.next_player(seat)
         elif kind == STAKE:
             w.set_status(seat, Status.PLAYING, stake=action.amount)
-            w.event(EventKind.STAKED, seat=seat, amount=action.amount)
+            w.event(events.STAKED, seat=seat, amount=action.amount)
             w.phase = Phase.DECIDE
         elif kind == BURN:
             _burn(w, seat)
@@ -230,9 +232,9 @@ def _burn(w: Hand, seat: int) -> None:
     new = w.draw()
     shown = TableCard(old.card, PUBLIC)
     w.hands[seat] = SeatHand(h.cards, h.stake, h.status, h.points, (*h.burned, shown))
-    w.event(EventKind.BURNED, seat=seat, cards=(shown,))
+    w.event(events.BURNED, seat=seat, cards=(shown,))
     tc = w.give(seat, new, hidden=not old.seen_by.everyone, replace=True)
-    w.event(EventKind.REPLACED, seat=seat, cards=(tc,))
+    w.event(events.REPLACED, seat=seat, cards=(tc,))
     if w.phase is Phase.DECIDE:
         w.after_card(seat)
 
@@ -253,7 +255,7 @@ def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
             dealing.took(deck[i:])
             i += 1
             drawn.append((card.rank, s))
-            dealing.tell(Event(EventKind.DREW, seat=s, cards=(face_up(card),)))
+            dealing.tell(Event(events.DREW, seat=s, cards=(face_up(card),)))
         top = max(r for r, _ in drawn)
         contenders = [s for r, s in drawn if r == top]
     dealing.reveal(keep_current=False)

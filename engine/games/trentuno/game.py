@@ -9,15 +9,16 @@ from typing import ClassVar
 from mazziere.engine.cards import FRENCH_32, Card
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import GAME_OVER, HAND_OVER
 from mazziere.engine.game import Game
-from mazziere.engine.games.trentuno import validate
+from mazziere.engine.games.trentuno import events, validate
 from mazziere.engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from mazziere.engine.games.trentuno.state import Closing, DealResult, Ending, Phase, TrentunoState, TrentunoView
 from mazziere.engine.ledger import POT
 from mazziere.engine.seats import first_dealer, mask, next_in_play, others_after, round_from
 from mazziere.engine.step import Step
-from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, only
 
 DEAL = "DEAL"
@@ -97,8 +98,8 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         fixed = rules.first_dealer_seat if rules.first_dealer is FirstDealer.SEAT else None
         if fixed is not None and fixed >= n:
             raise Rejected(Reason.INVALID_OPTION, f"first_dealer_seat {fixed} is not at this {n}-seat table")
-        events: list[Event] = []
-        dealing = Dealing.opening(seed, events)
+        told: list[Event] = []
+        dealing = Dealing.opening(seed, told)
         chosen = first_dealer(n, dealing, fixed)
         in_play = mask(n, players)
         dealer = chosen if in_play[chosen] else next_in_play(in_play, chosen)
@@ -124,8 +125,8 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             lives=lives,
             result=None,
         )
-        events.append(Event(EventKind.DEALER, seat=dealer))
-        return Outcome(state, tuple(events))
+        told.append(Event(events.DEALER, seat=dealer))
+        return Outcome(state, tuple(told))
 
     # -- the hot path ------------------------------------------------------------------------------
 
@@ -185,10 +186,10 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             tuple(TableCard(c, only(s)) for c in dealt[s]) if s in dealt else () for s in range(state.seat_count)
         )
         widow = tuple(TableCard(c, PUBLIC) for c in widow_cards)
-        step.event(EventKind.DEAL, seat=dealer, amount=step.pot)
+        step.event(events.DEAL, seat=dealer, amount=step.pot)
         for s in order:
-            step.event(EventKind.HAND, seat=s, cards=hands[s])
-        step.event(EventKind.WIDOW, cards=widow)
+            step.event(events.HAND, seat=s, cards=hands[s])
+        step.event(events.WIDOW, cards=widow)
         step.change(
             phase=Phase.PLAYING,
             deals=state.deals + 1,
@@ -208,7 +209,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             taken = tuple(TableCard(c, only(dealer)) for c in widow_cards)
             laid = tuple(TableCard(tc.card, PUBLIC) for tc in hands[dealer])
             step.change(hands=(*hands[:dealer], taken, *hands[dealer + 1 :]), widow=laid)
-            step.event(EventKind.WIDOW_TRENTUNO, seat=dealer, cards=widow)
+            step.event(events.WIDOW_TRENTUNO, seat=dealer, cards=widow)
             return _finish(step, Ending.WIDOW_TRENTUNO, (dealer,))
         if any(hand_key(dealt[s], tbp)[0] == _TRENTUNO for s in order):  # TR-7: the best dealt Trentuno wins
             return _finish(step, Ending.DEALT_TRENTUNO, None)
@@ -229,16 +230,16 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             j = next(k for k, tc in enumerate(widow) if tc.card == taken)
             hand = (*hand[:i], TableCard(taken, hand[i].seen_by), *hand[i + 1 :])
             widow = (*widow[:j], TableCard(given, PUBLIC), *widow[j + 1 :])
-            step.event(EventKind.EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))
+            step.event(events.EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))
         elif kind == TAKE_ALL:
             mine = hand[0].seen_by
             hand, widow = (
                 tuple(TableCard(tc.card, mine) for tc in widow),
                 tuple(TableCard(tc.card, PUBLIC) for tc in hand),
             )
-            step.event(EventKind.TAKE_ALL, seat=seat, cards=widow)
+            step.event(events.TAKE_ALL, seat=seat, cards=widow)
         else:
-            step.event(EventKind[kind], seat=seat)
+            step.event(events.STOP if kind == STOP else events.PASS, seat=seat)
         if hand is not state.hands[seat]:
             step.change(hands=(*state.hands[:seat], hand, *state.hands[seat + 1 :]), widow=widow)
             if hand_key(_cards(hand), state.rules.tris_by_points)[0] == _TRENTUNO:  # TR-10
@@ -258,7 +259,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             rounds += 1
             if rounds >= state.rules.max_rounds:  # TR-14: as if the dealer had stopped
                 left = _after(state.in_deal, seat, state.seat_count)
-                step.event(EventKind.ROUND_LIMIT, seat=seat, amount=rounds)
+                step.event(events.ROUND_LIMIT, seat=seat, amount=rounds)
                 return step.outcome(
                     rounds=rounds, stopper=seat, closing=Closing.ROUND_LIMIT, last_left=left, turn=left[0]
                 )
@@ -314,7 +315,7 @@ def _finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] 
     for s in order:
         points[s] = hand_points(keys[s])
         kinds[s] = hand_kind(keys[s])
-        step.event(EventKind.SHOW, seat=s, cards=hands[s], points=points[s])
+        step.event(events.SHOW, seat=s, cards=hands[s], points=points[s])
     lives = state.lives
     losers: tuple[int, ...] = ()
     share = 0
@@ -332,18 +333,18 @@ def _finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] 
         if any(after):  # a deal that would leave nobody alive costs nobody a life
             lives = tuple(after)
             for s in losers:
-                step.event(EventKind.LIFE_LOST, seat=s, amount=lives[s])
+                step.event(events.LIFE_LOST, seat=s, amount=lives[s])
         else:
             losers = ()
     for w in winners:
-        step.event(EventKind.WIN, seat=w, amount=share, points=points[w])
-    step.event(EventKind.HAND_OVER, seat=winners[0], amount=share, points=points[winners[0]])
+        step.event(events.WIN, seat=w, amount=share, points=points[w])
+    step.event(HAND_OVER, seat=winners[0], amount=share, points=points[winners[0]])
     result = DealResult(ending, winners, share, step.pot, losers, tuple(kinds), tuple(points))
     players = _participants(rules, step.chips, lives)
     if _can_deal(rules, players):
         nxt = next_in_play(mask(n, players), dealer)  # TR-13
         assert nxt is not None
-        step.event(EventKind.DEALER, seat=nxt)
+        step.event(events.DEALER, seat=nxt)
         return step.outcome(
             phase=Phase.WAITING, dealer=nxt, hands=hands, turn=None, last_left=(), lives=lives, result=result
         )
@@ -353,5 +354,5 @@ def _finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] 
     left = step.pot
     if left:
         step.pay(POT, heir, left, "pot")
-    step.event(EventKind.GAME_OVER, seat=heir if rules.scoring is Scoring.LIVES else None, amount=left)
+    step.event(GAME_OVER, seat=heir if rules.scoring is Scoring.LIVES else None, amount=left)
     return step.outcome(phase=Phase.OVER, hands=hands, turn=None, last_left=(), lives=lives, result=result)
