@@ -43,7 +43,7 @@ S = TypeVar("S", bound=TableState)
 _FACE_UP = tuple(TableCard(card, PUBLIC) for card in ALL_CARDS)
 """Every card face up, by ``Card.index``: a revealed pack's cards."""
 _INDEX = attrgetter("index")
-_NOTATION = attrgetter("_text")
+_NOTATION = attrgetter("text")
 """A card's notation: canonical order sorts by it, byte by byte (docs/fairness.md); read without a Python call."""
 
 

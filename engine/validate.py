@@ -151,9 +151,9 @@ def check_length(path: str, items: Sequence[Any], n: int, what: str = "seats") -
 
 # -- cards ------------------------------------------------------------------------------------------------
 
-card_key = operator.attrgetter("_key")
-"""A card's small integer (its hash): compared in C, with no Python call per card."""
-table_card_key = operator.attrgetter("card._key")
+card_key = operator.attrgetter("key")
+"""A card's small integer (:attr:`Card.key <engine.cards.Card.key>`, its hash), read in C: no Python call per card."""
+table_card_key = operator.attrgetter("card.key")
 """The key of a :class:`~engine.visibility.TableCard`'s card; AttributeError if it is hidden (``None``)."""
 
 Piles = Iterable[tuple[str, Sequence[Any]]]

@@ -19,12 +19,14 @@ from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_header,
     check_length,
     check_seat,
     check_seats,
     invalid,
+    table_card_key,
 )
 
 _PACK = Pack("ITALIAN 40-card", ITALIAN_40)
@@ -98,9 +100,9 @@ def check_state(state: SaltacavalloState) -> None:
 
 
 def _keys(state: SaltacavalloState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
-    keys += [tc.card._key for tc in state.hand if tc is not None]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.discards)
+    keys += map(table_card_key, [held for held in state.hand if held is not None])
     return keys
 
 

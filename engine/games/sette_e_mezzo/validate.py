@@ -20,11 +20,13 @@ from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, S
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_header,
     check_length,
     check_seat,
     invalid,
+    table_card_key,
 )
 
 _PACKS = {PackName.ITALIAN: Pack("ITALIAN 40-card", ITALIAN_40), PackName.FRENCH: Pack("FRENCH 40-card", FRENCH_40)}
@@ -85,9 +87,12 @@ def check_state(state: SetteEMezzoState) -> None:
 
 
 def _keys(state: SetteEMezzoState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
-    keys += [tc.card._key for h in state.hands for tc in (*h.cards, *h.burned)]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.discards)
+    for hand in state.hands:
+        keys += map(table_card_key, hand.cards)
+        if hand.burned:
+            keys += map(table_card_key, hand.burned)
     return keys
 
 

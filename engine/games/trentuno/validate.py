@@ -21,6 +21,7 @@ from mazziere.engine.games.trentuno.state import Phase, TrentunoState
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_chips_not_negative,
     check_header,
@@ -28,6 +29,7 @@ from mazziere.engine.validate import (
     check_seat,
     check_seats,
     invalid,
+    table_card_key,
 )
 
 _PACK = Pack("FRENCH 32-card", FRENCH_32)
@@ -131,9 +133,10 @@ def _check_next_deal(state: TrentunoState, rules: TrentunoRules, by_lives: bool)
 
 
 def _keys(state: TrentunoState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.widow]  # type: ignore[union-attr]
-    keys += [tc.card._key for hand in state.hands for tc in hand]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.widow)
+    for hand in state.hands:
+        keys += map(table_card_key, hand)
     return keys
 
 
