@@ -170,7 +170,7 @@ def _check_dealt_hands(state: TrentunoState, n: int) -> None:
 
 
 def _check_next_deal(state: TrentunoState, rules: TrentunoRules, by_lives: bool) -> None:
-    """WAITING: the next deal takes in the dealer and enough seats (what ``Trentuno._deal`` relies on)."""
+    """WAITING: the next deal takes in the dealer and enough seats (what :func:`.deal.deal` relies on)."""
     if by_lives:
         players = [s for s, left in enumerate(state.lives) if left > 0]
     else:
