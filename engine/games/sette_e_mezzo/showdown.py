@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mazziere.engine.events import GAME_OVER, HAND_OVER
 from mazziere.engine.games.sette_e_mezzo import events
-from mazziere.engine.games.sette_e_mezzo.hands import cards_of, public_points, reveal
+from mazziere.engine.games.sette_e_mezzo.hands import cards_of, public_points, turned_up
 from mazziere.engine.games.sette_e_mezzo.judge import DOUBLE, judge
 from mazziere.engine.games.sette_e_mezzo.points import is_reale, scoring
 from mazziere.engine.games.sette_e_mezzo.rules import BankPasses, Reshuffle, SetteEMezzoRules
@@ -23,41 +23,58 @@ def end_hand(step: Step[SetteEMezzoState], played: bool) -> Outcome:
     state = step.state
     rules, bank = state.rules, state.bank
     chips = list(step.chips)  # the busts of this action paid
+    hands = list(state.hands)
+    results, paid_double, matta_shown = _settle(step, hands, chips)
     bank_hand = state.hands[bank]
     bank_cards = cards_of(bank_hand.cards)
-    results, paid_double = _settle(step, chips, bank_hand)
-    bank_points = bank_hand.points if played and public_points(step.state.hands[bank]) else None
+    bank_points = bank_hand.points if played and public_points(bank_hand) else None
     sc = scoring(rules)
     bank_reale = bank_hand.status is not Status.BUST and (
         is_reale(bank_cards, bank_hand.points) or sc.is_triple(bank_cards)
     )
-    new_bank = _pass_bank(step, chips, paid_double, played and bank_reale)
+    matta_shown = matta_shown or state.matta_shown
+    new_pack, exhausted = _next_pack(state, chips, matta_shown)
+    new_bank = _pass_bank(step, chips, paid_double, played and bank_reale, exhausted)
     step.event(HAND_OVER, seat=bank, amount=state.hand_number)
     if not any(c >= rules.min_stake for s, c in enumerate(chips) if s != new_bank):
         step.event(GAME_OVER)
         phase, turn = Phase.OVER, -1
     else:
         phase, turn = Phase.WAIT_DEAL, new_bank
-    return step.outcome(results=tuple(results), bank_points=bank_points, bank=new_bank, phase=phase, turn=turn)
+    return step.outcome(
+        hands=tuple(hands),
+        matta_shown=matta_shown,
+        fresh=state.fresh or new_pack or exhausted,
+        results=tuple(results),
+        bank_points=bank_points,
+        bank=new_bank,
+        phase=phase,
+        turn=turn,
+    )
 
 
-def _settle(step: Step[SetteEMezzoState], chips: list[int], bank_hand: SeatHand) -> tuple[list[SeatResult], list[int]]:
-    """Every player's result in play order after the bank, the standing ones paid or paying (``chips`` follows
-    the payments); and who won double with a reale (SM-23)."""
+def _settle(
+    step: Step[SetteEMezzoState], hands: list[SeatHand], chips: list[int]
+) -> tuple[list[SeatResult], list[int], bool]:
+    """Every player's result in play order after the bank, the standing ones shown (in ``hands``) and paid or
+    paying (``chips`` follows the payments); who won double with a reale (SM-23); whether the matta was shown."""
     state = step.state
-    bank = state.bank
-    bank_bust = bank_hand.status is Status.BUST
+    rules, bank = state.rules, state.bank
+    sc = scoring(rules)
+    bank_hand = hands[bank]
+    bank_cards, bank_bust = cards_of(bank_hand.cards), bank_hand.status is Status.BUST
     results: list[SeatResult] = []
     paid_double: list[int] = []
-    for s in others_after([h.status is Status.BUST or h.status in IN_SHOWDOWN for h in state.hands], bank):
-        h = state.hands[s]
+    matta_shown = False
+    for s in others_after([h.status is Status.BUST or h.status in IN_SHOWDOWN for h in hands], bank):
+        h = hands[s]
         if h.status is Status.BUST:
             results.append(SeatResult(s, Result.BUST, -h.stake, public_points(h) or None, False))
             continue
-        reveal(step, s)
+        hands[s], shown = turned_up(step, s, h)
+        matta_shown = matta_shown or (shown is not None and shown.card == sc.matta)
         cards = cards_of(h.cards)
-        sc = scoring(state.rules)
-        halves = judge(state.rules, sc, cards, h.points, cards_of(bank_hand.cards), bank_hand.points, bank_bust)
+        halves = judge(rules, sc, cards, h.points, bank_cards, bank_hand.points, bank_bust)
         result, amount = _pay(step, s, h, halves, chips)
         reale = is_reale(cards, h.points) or sc.is_triple(cards)
         if result is Result.WON and halves >= DOUBLE and reale:
@@ -65,13 +82,13 @@ def _settle(step: Step[SetteEMezzoState], chips: list[int], bank_hand: SeatHand)
         chips[s] += amount
         chips[bank] -= amount
         results.append(SeatResult(s, result, amount, h.points, reale))
-    return results, paid_double
+    return results, paid_double, matta_shown
 
 
 def _pay(step: Step[SetteEMezzoState], seat: int, h: SeatHand, halves: int, chips: list[int]) -> tuple[Result, int]:
     """The bank pays the player, or he pays the bank (never more than he has: gap), or a push; the result and
     what the bank paid him (negative: he paid)."""
-    bank = step.state.bank
+    bank = step.start.bank
     amount = h.stake * abs(halves) // 2
     if halves > 0:
         step.pay(bank, seat, amount, "win")
@@ -86,11 +103,24 @@ def _pay(step: Step[SetteEMezzoState], seat: int, h: SeatHand, halves: int, chip
     return Result.PUSH, amount
 
 
-def _pass_bank(step: Step[SetteEMezzoState], chips: list[int], paid_double: list[int], bank_reale: bool) -> int:
-    """SM-16, SM-17, SM-23: the next hand's bank; SM-18: whether it is dealt from a fresh pack."""
-    state = step.state
-    rules, old = state.rules, state.bank
-    exhausted = _plan_the_pack(step, chips)
+def _next_pack(state: SetteEMezzoState, chips: list[int], matta_shown: bool) -> tuple[bool, bool]:
+    """SM-18: whether the next hand comes from a fresh pack (per ``reshuffle``); SM-17 DECK_EXHAUSTED: whether
+    the deck is exhausted (the stock ran out in this hand, or the next deal would come from a stock too short;
+    with a fresh pack next, the leftover stock is not dealt from). Either way the next deal shuffles a fresh pack."""
+    rules = state.rules
+    new_pack = rules.reshuffle is Reshuffle.EVERY_HAND or (rules.reshuffle is Reshuffle.ON_MATTA and matta_shown)
+    short = not new_pack and len(state.stock) < 1 + sum(
+        1 for s, c in enumerate(chips) if s != state.bank and c >= rules.min_stake
+    )
+    exhausted = rules.bank_passes_when is BankPasses.DECK_EXHAUSTED and (state.exhausted or short)
+    return new_pack, exhausted
+
+
+def _pass_bank(
+    step: Step[SetteEMezzoState], chips: list[int], paid_double: list[int], bank_reale: bool, exhausted: bool
+) -> int:
+    """SM-16, SM-17, SM-23: the next hand's bank."""
+    rules, old = step.start.rules, step.start.bank
     if rules.bank_passes_on_reale and bank_reale:
         return old
     bank = old
@@ -101,23 +131,6 @@ def _pass_bank(step: Step[SetteEMezzoState], chips: list[int], paid_double: list
     if bank != old:
         step.event(events.BANK_PASSED, seat=old, target=bank)
     return bank
-
-
-def _plan_the_pack(step: Step[SetteEMezzoState], chips: list[int]) -> bool:
-    """SM-18: the next hand comes from a fresh pack (per ``reshuffle``, or the deck exhausted); whether the deck
-    is exhausted (SM-17 DECK_EXHAUSTED)."""
-    state = step.state
-    rules = state.rules
-    new_pack = rules.reshuffle is Reshuffle.EVERY_HAND or (rules.reshuffle is Reshuffle.ON_MATTA and state.matta_shown)
-    # SM-17 DECK_EXHAUSTED: the stock ran out in this hand, or the next deal would come from a stock too short.
-    # (With a fresh pack next, the leftover stock is not dealt from.)
-    short = not new_pack and len(state.stock) < 1 + sum(
-        1 for s, c in enumerate(chips) if s != state.bank and c >= rules.min_stake
-    )
-    exhausted = rules.bank_passes_when is BankPasses.DECK_EXHAUSTED and (state.exhausted or short)
-    if new_pack or exhausted:
-        step.change(fresh=True)
-    return exhausted
 
 
 def _next_bank(rules: SetteEMezzoRules, chips: list[int], bank: int) -> int:

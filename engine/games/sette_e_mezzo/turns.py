@@ -10,6 +10,7 @@ from mazziere.engine.games.sette_e_mezzo.hands import (
     cards_of,
     draw,
     give,
+    hands_now,
     public_points,
     reveal,
     set_hand,
@@ -53,7 +54,7 @@ def stand(step: Step[SetteEMezzoState], seat: int, amount: int) -> Outcome:
 
 def burn(step: Step[SetteEMezzoState], seat: int) -> Outcome:
     """SM-20: the card is shown and discarded; a replacement comes with the same face."""
-    h = step.state.hands[seat]
+    h = hands_now(step)[seat]
     old = h.cards[-1]
     new = draw(step)
     shown = TableCard(old.card, PUBLIC)
@@ -61,7 +62,7 @@ def burn(step: Step[SetteEMezzoState], seat: int) -> Outcome:
     step.event(events.BURNED, seat=seat, cards=(shown,))
     tc = give(step, seat, new, hidden=not old.seen_by.everyone, replace=True)
     step.event(events.REPLACED, seat=seat, cards=(tc,))
-    if step.state.phase is Phase.DECIDE:
+    if step.start.phase is Phase.DECIDE:
         return _after_card(step, seat)
     return step.outcome()
 
@@ -69,40 +70,36 @@ def burn(step: Step[SetteEMezzoState], seat: int) -> Outcome:
 def _raise(step: Step[SetteEMezzoState], seat: int, amount: int) -> None:
     """SM-8 ``raise_on_decision``: the amount of a hit or stand adds to the stake."""
     if amount:
-        h = step.state.hands[seat]
+        h = hands_now(step)[seat]
         set_hand(step, seat, SeatHand(h.cards, h.stake + amount, h.status, h.points, h.burned))
 
 
 def _after_card(step: Step[SetteEMezzoState], seat: int) -> Outcome:
     """SM-10, SM-11, SM-22: a bust pays at once, 7½ or a triplé stops; either ends the turn."""
-    state = step.state
-    h = state.hands[seat]
-    if h.points == SETTE_E_MEZZO or scoring(state.rules).is_triple(cards_of(h.cards)):
-        set_status(step, seat, Status.SETTE_E_MEZZO)
-        reveal(step, seat)
+    rules, bank = step.start.rules, step.start.bank
+    h = hands_now(step)[seat]
+    if h.points == SETTE_E_MEZZO or scoring(rules).is_triple(cards_of(h.cards)):
+        reveal(step, seat, Status.SETTE_E_MEZZO)
         step.event(events.SETTE_E_MEZZO, seat=seat, points=h.points)
         return _next_player(step, seat)
     if h.points > SETTE_E_MEZZO:
-        set_status(step, seat, Status.BUST)
-        step.pay(seat, state.bank, h.stake, "bust")
-        if state.rules.reveal_hidden_on_bust:
-            reveal(step, seat)
-        points = public_points(step.state.hands[seat])
-        step.event(events.BUST, seat=seat, target=state.bank, amount=h.stake, points=points)
+        shown = rules.reveal_hidden_on_bust
+        h = reveal(step, seat, Status.BUST) if shown else set_status(step, seat, Status.BUST)
+        step.pay(seat, bank, h.stake, "bust")
+        step.event(events.BUST, seat=seat, target=bank, amount=h.stake, points=public_points(h))
         return _next_player(step, seat)
     return step.outcome()
 
 
 def _next_player(step: Step[SetteEMezzoState], seat: int) -> Outcome:
     """The next seat dealt in after ``seat`` stakes, or the bank's turn comes."""
-    state = step.state
-    bank = state.bank
-    waiting = [h.status is Status.WAITING for h in state.hands]
+    bank, hands = step.start.bank, hands_now(step)
+    waiting = [h.status is Status.WAITING for h in hands]
     if 0 <= bank < len(waiting):
         waiting[bank] = True  # the bank's turn comes after the last player's
     s = next_in_play(waiting, seat)
     if s is None:  # no bank among the seats: a state no legal play makes
-        raise Rejected(Reason.INVALID_STATE, f"state.bank: {bank} is not a seat of this {len(state.hands)}-seat table")
+        raise Rejected(Reason.INVALID_STATE, f"state.bank: {bank} is not a seat of this {len(hands)}-seat table")
     if s == bank:
         return _bank_turn(step)
     return step.outcome(phase=Phase.STAKE, turn=s)
@@ -113,24 +110,22 @@ def _next_player(step: Step[SetteEMezzoState], seat: int) -> Outcome:
 
 def _bank_turn(step: Step[SetteEMezzoState]) -> Outcome:
     """SM-12: the bank turns his card up and plays, unless every player has busted."""
-    state = step.state
-    bank = state.bank
-    if not any(h.status in IN_SHOWDOWN for h in state.hands):
+    bank = step.start.bank
+    if not any(h.status in IN_SHOWDOWN for h in hands_now(step)):
         return end_hand(step, played=False)
-    reveal(step, bank)
-    set_status(step, bank, Status.PLAYING)
-    if state.rules.house_bank:
+    reveal(step, bank, Status.PLAYING)
+    if step.start.rules.house_bank:
         return _house_plays(step)
     return step.outcome(phase=Phase.BANK, turn=bank)
 
 
 def _house_plays(step: Step[SetteEMezzoState]) -> Outcome:
     """CASINO: the house plays by :func:`~.points.house_stands` while it can draw."""
-    bank = step.state.bank
-    lone_matta = step.state.hands[bank].cards[0].card == scoring(step.state.rules).matta
+    bank = step.start.bank
+    lone_matta = hands_now(step)[bank].cards[0].card == scoring(step.start.rules).matta
     while True:
-        h = step.state.hands[bank]
-        if not can_draw(step.state) or house_stands(h.points, len(h.cards), lone_matta):
+        h = hands_now(step)[bank]
+        if not can_draw(step) or house_stands(h.points, len(h.cards), lone_matta):
             return bank_stands(step)
         if _bank_takes_a_card(step):
             return end_hand(step, played=True)
@@ -145,24 +140,24 @@ def bank_hit(step: Step[SetteEMezzoState]) -> Outcome:
 
 def bank_stands(step: Step[SetteEMezzoState]) -> Outcome:
     """SM-12: the bank stands; the showdown."""
-    bank = step.state.bank
-    set_status(step, bank, Status.STOOD)
-    step.event(events.STOOD, seat=bank, points=step.state.hands[bank].points)
+    bank = step.start.bank
+    h = set_status(step, bank, Status.STOOD)
+    step.event(events.STOOD, seat=bank, points=h.points)
     return end_hand(step, played=True)
 
 
 def _bank_takes_a_card(step: Step[SetteEMezzoState]) -> bool:
     """The bank's card, face up; True when it ends his turn (7½, a triplé, a bust)."""
-    bank = step.state.bank
+    bank = step.start.bank
     tc = give(step, bank, draw(step), hidden=False)
-    h = step.state.hands[bank]
-    step.event(events.HIT, seat=bank, cards=(tc,), points=h.points)
-    if h.points == SETTE_E_MEZZO or scoring(step.state.rules).is_triple(cards_of(h.cards)):
+    points = hands_now(step)[bank].points
+    step.event(events.HIT, seat=bank, cards=(tc,), points=points)
+    if points == SETTE_E_MEZZO or scoring(step.start.rules).is_triple(cards_of(hands_now(step)[bank].cards)):
         set_status(step, bank, Status.SETTE_E_MEZZO)
-        step.event(events.SETTE_E_MEZZO, seat=bank, points=h.points)
+        step.event(events.SETTE_E_MEZZO, seat=bank, points=points)
         return True
-    if h.points > SETTE_E_MEZZO:
+    if points > SETTE_E_MEZZO:
         set_status(step, bank, Status.BUST)
-        step.event(events.BUST, seat=bank, points=h.points)
+        step.event(events.BUST, seat=bank, points=points)
         return True
     return False
