@@ -3,6 +3,7 @@ from a fresh pack or the stock (SM-18)."""
 
 from __future__ import annotations
 
+from mazziere.engine.cards import Card
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import Event
@@ -53,19 +54,50 @@ def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
 def deal(step: Step[SetteEMezzoState]) -> Outcome:
     """SM-7: the cards of the last hand go to the discards; one face-down card each, bank last."""
     state = step.state
-    rules, bank = state.rules, state.bank
-    sc = scoring(rules)
-    old = [TableCard(tc.card, NOBODY) for h in state.hands for tc in (*h.cards, *h.burned)]
-    discards = (*state.discards, *old)
-    seats = round_from([c >= rules.min_stake for c in state.chips], bank)
-    stock = state.stock
-    if state.fresh or len(stock) < len(seats):  # SM-18: a fresh pack, or the stock and discards shuffled
-        stock = step.dealing.shuffle(sc.pack if state.fresh else [*stock, *(tc.card for tc in discards if tc.card)])
-        discards = ()
-        step.event(events.SHUFFLED, amount=len(stock))
+    rules = state.rules
+    seats = round_from([c >= rules.min_stake for c in state.chips], state.bank)
+    stock, discards = _pack(step, len(seats))
     step.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
     step.dealing.took(stock, len(seats))
-    hands = [SeatHand()] * len(state.hands)
+    hands, matta_shown = _one_card_each(step, stock, seats)
+    return step.outcome(
+        stock=stock[len(seats) :],
+        discards=discards,
+        fresh=False,
+        exhausted=False,
+        matta_shown=matta_shown,
+        hands=hands,
+        hand_number=state.hand_number + 1,
+        results=(),
+        bank_points=None,
+        phase=Phase.STAKE,
+        turn=seats[0],
+    )
+
+
+def _pack(step: Step[SetteEMezzoState], dealt: int) -> tuple[tuple[Card, ...], tuple[TableCard, ...]]:
+    """The stock to deal ``dealt`` cards from and the discards, the last hand's cards among them; SM-18: a fresh
+    pack, or the stock and the discards shuffled when the stock is too short."""
+    state = step.state
+    old = [TableCard(tc.card, NOBODY) for h in state.hands for tc in (*h.cards, *h.burned)]
+    discards = (*state.discards, *old)
+    stock = state.stock
+    if state.fresh or len(stock) < dealt:
+        pool = scoring(state.rules).pack if state.fresh else [*stock, *(tc.card for tc in discards if tc.card)]
+        stock = step.dealing.shuffle(pool)
+        discards = ()
+        step.event(events.SHUFFLED, amount=len(stock))
+    return stock, discards
+
+
+def _one_card_each(
+    step: Step[SetteEMezzoState], stock: tuple[Card, ...], seats: tuple[int, ...]
+) -> tuple[tuple[SeatHand, ...], bool]:
+    """SM-7: the top cards of ``stock`` to ``seats`` in turn, face down (the bank's up with
+    ``bank_first_card_up``): every seat's hand, and whether the matta was dealt face up."""
+    rules, bank = step.state.rules, step.state.bank
+    sc = scoring(rules)
+    hands = [SeatHand()] * len(step.state.hands)
     matta_shown = False
     for i, s in enumerate(seats):
         card = stock[i]
@@ -74,16 +106,4 @@ def deal(step: Step[SetteEMezzoState]) -> Outcome:
         tc = dealt_card(card, s, hidden)
         hands[s] = SeatHand((tc,), 0, Status.WAITING, sc.points((card,)))
         step.event(events.DEALT, seat=s, cards=(tc,))
-    return step.outcome(
-        stock=stock[len(seats) :],
-        discards=discards,
-        fresh=False,
-        exhausted=False,
-        matta_shown=matta_shown,
-        hands=tuple(hands),
-        hand_number=state.hand_number + 1,
-        results=(),
-        bank_points=None,
-        phase=Phase.STAKE,
-        turn=seats[0],
-    )
+    return tuple(hands), matta_shown

@@ -26,21 +26,14 @@ def end_hand(step: Step[SetteEMezzoState], played: bool) -> Outcome:
     hands = list(state.hands)
     results, paid_double, matta_shown = _settle(step, hands, chips)
     bank_hand = state.hands[bank]
-    bank_cards = cards_of(bank_hand.cards)
     bank_points = bank_hand.points if played and public_points(bank_hand) else None
-    sc = scoring(rules)
-    bank_reale = bank_hand.status is not Status.BUST and (
-        is_reale(bank_cards, bank_hand.points) or sc.is_triple(bank_cards)
-    )
     matta_shown = matta_shown or state.matta_shown
     new_pack, exhausted = _next_pack(state, chips, matta_shown)
-    new_bank = _pass_bank(step, chips, paid_double, played and bank_reale, exhausted)
+    new_bank = _pass_bank(step, chips, paid_double, played and _reale(rules, bank_hand), exhausted)
     step.event(HAND_OVER, seat=bank, amount=state.hand_number)
-    if not any(c >= rules.min_stake for s, c in enumerate(chips) if s != new_bank):
+    phase, turn = (Phase.WAIT_DEAL, new_bank) if _players_left(rules, chips, new_bank) else (Phase.OVER, -1)
+    if phase is Phase.OVER:
         step.event(GAME_OVER)
-        phase, turn = Phase.OVER, -1
-    else:
-        phase, turn = Phase.WAIT_DEAL, new_bank
     return step.outcome(
         hands=tuple(hands),
         matta_shown=matta_shown,
@@ -51,6 +44,17 @@ def end_hand(step: Step[SetteEMezzoState], played: bool) -> Outcome:
         phase=phase,
         turn=turn,
     )
+
+
+def _players_left(rules: SetteEMezzoRules, chips: list[int], bank: int) -> bool:
+    """A seat other than the bank can stake: the game goes on."""
+    return any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
+
+
+def _reale(rules: SetteEMezzoRules, hand: SeatHand) -> bool:
+    """SM-15, SM-22: a reale or a triplé, not bust."""
+    cards = cards_of(hand.cards)
+    return hand.status is not Status.BUST and (is_reale(cards, hand.points) or scoring(rules).is_triple(cards))
 
 
 def _settle(
@@ -66,7 +70,7 @@ def _settle(
     results: list[SeatResult] = []
     paid_double: list[int] = []
     matta_shown = False
-    for s in others_after([h.status is Status.BUST or h.status in IN_SHOWDOWN for h in hands], bank):
+    for s in others_after(_played(hands), bank):
         h = hands[s]
         if h.status is Status.BUST:
             results.append(SeatResult(s, Result.BUST, -h.stake, public_points(h) or None, False))
@@ -75,32 +79,40 @@ def _settle(
         matta_shown = matta_shown or (shown is not None and shown.card == sc.matta)
         cards = cards_of(h.cards)
         halves = judge(rules, sc, cards, h.points, bank_cards, bank_hand.points, bank_bust)
-        result, amount = _pay(step, s, h, halves, chips)
-        reale = is_reale(cards, h.points) or sc.is_triple(cards)
-        if result is Result.WON and halves >= DOUBLE and reale:
+        result = _pay(step, s, h, halves, chips)
+        if result.result is Result.WON and halves >= DOUBLE and result.reale:
             paid_double.append(s)
-        chips[s] += amount
-        chips[bank] -= amount
-        results.append(SeatResult(s, result, amount, h.points, reale))
+        results.append(result)
     return results, paid_double, matta_shown
 
 
-def _pay(step: Step[SetteEMezzoState], seat: int, h: SeatHand, halves: int, chips: list[int]) -> tuple[Result, int]:
-    """The bank pays the player, or he pays the bank (never more than he has: gap), or a push; the result and
-    what the bank paid him (negative: he paid)."""
+def _played(hands: list[SeatHand]) -> list[bool]:
+    """The seats that played this hand: bust, or standing for the showdown."""
+    return [h.status is Status.BUST or h.status in IN_SHOWDOWN for h in hands]
+
+
+def _pay(step: Step[SetteEMezzoState], seat: int, h: SeatHand, halves: int, chips: list[int]) -> SeatResult:
+    """The bank pays the player, or he pays the bank (never more than he has: gap), or a push (``chips`` follows
+    the payment); the player's result."""
     bank = step.start.bank
     amount = h.stake * abs(halves) // 2
     if halves > 0:
         step.pay(bank, seat, amount, "win")
         step.event(events.PAID, seat=seat, target=bank, amount=amount, points=h.points)
-        return Result.WON, amount
-    if halves < 0:
+        result = Result.WON
+    elif halves < 0:
         amount = min(amount, chips[seat])
         step.pay(seat, bank, amount, "loss")
         step.event(events.COLLECTED, seat=seat, target=bank, amount=amount, points=h.points)
-        return Result.LOST, -amount
-    step.event(events.PUSH, seat=seat, target=bank, points=h.points)
-    return Result.PUSH, amount
+        result, amount = Result.LOST, -amount
+    else:
+        step.event(events.PUSH, seat=seat, target=bank, points=h.points)
+        result = Result.PUSH
+    chips[seat] += amount
+    chips[bank] -= amount
+    cards = cards_of(h.cards)
+    sc = scoring(step.start.rules)
+    return SeatResult(seat, result, amount, h.points, is_reale(cards, h.points) or sc.is_triple(cards))
 
 
 def _next_pack(state: SetteEMezzoState, chips: list[int], matta_shown: bool) -> tuple[bool, bool]:
