@@ -55,7 +55,7 @@ def to_data(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def _scalar(value: bool | int | str) -> Any:
+def _scalar(value: bool | int | str | None) -> Any:
     """The value itself; a str of a class of its own (an event kind), its text."""
     return str(value) if isinstance(value, str) and type(value) is not str else value
 
