@@ -96,6 +96,31 @@ class Config:
     heartbeat_seconds: float = 15.0
     """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
 
+    rest_host: str = "0.0.0.0"
+    rest_port: int = 8080
+    """The REST gateway's port; 0 turns it off in ``mazziere serve``."""
+    gateway_target: str = "localhost:50051"
+    """``mazziere gateway`` (split): the gRPC service to call (``--target`` overrides)."""
+    gateway_embedded: str = "inprocess"
+    """``mazziere serve``: ``inprocess`` (the gateway calls the handlers directly) or ``channel`` (over a local
+    gRPC channel); see docs/performance.md."""
+    cors_origins: str = ""
+    """Comma-separated origins allowed to call from a browser (``*`` for any); none by default."""
+    gateway_max_body_bytes: int = 2 << 20
+    gateway_timeout_seconds: float = 10.0
+    """The deadline of each call the gateway makes to the service."""
+    gateway_docs: bool = True
+    """Serve the interactive documentation at ``/docs`` (``/openapi.json`` is always served)."""
+    gateway_metrics: bool = False
+    """Also serve ``/metrics`` on the REST port (off: metrics only on ``MAZZIERE_METRICS_PORT``, which is not
+    meant to face the internet)."""
+    gateway_read_timeout_seconds: float = 10.0
+    """How long a REST caller may take to send a request's headers, and then its body (408 or a closed
+    connection beyond)."""
+    web_source_maps: bool = False
+    """Serve the web table's source map (``/play/app.js.map``, linked by a ``SourceMap`` header on ``app.js``);
+    off, it is a 404."""
+
     reflection: bool = True
     log_level: str = "info"
     log_calls: bool = True
@@ -128,8 +153,17 @@ class Config:
         return config
 
     def check(self) -> None:
+        """Refuse settings that cannot work together, naming them."""
+        self._check_calls()
+        self._check_host()
+        self._check_ports()
+        self._check_gateway()
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
+        if self.tenants and self.tenants_file:
+            raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+
+    def _check_calls(self) -> None:
         if self.workers < 1 or self.max_message_bytes < 1024:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
         if self.max_concurrent_calls < self.workers:
@@ -142,6 +176,8 @@ class Config:
             raise ConfigError(
                 "MAZZIERE_REPLAY_SECONDS, MAZZIERE_STREAM_WRITE_SECONDS and MAZZIERE_SWITCH_INTERVAL_MS must be > 0"
             )
+
+    def _check_host(self) -> None:
         if self.host_enabled and self.host_replicas > 1 and self.store.startswith("sqlite:"):
             raise ConfigError(
                 f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "
@@ -152,11 +188,25 @@ class Config:
                 "MAZZIERE_TURN_SECONDS and MAZZIERE_WATCHERS must be >= 1, MAZZIERE_HEARTBEAT_SECONDS and "
                 "MAZZIERE_TABLE_IDLE_HOURS > 0"
             )
-        if self.tenants and self.tenants_file:
-            raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+
+    def _check_ports(self) -> None:
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
             if not 0 <= port <= 65535:
                 raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
+        if not 0 <= self.rest_port < 65536:
+            raise ConfigError(f"MAZZIERE_REST_PORT must be a port number, not {self.rest_port}")
+
+    def _check_gateway(self) -> None:
+        if self.gateway_embedded not in ("inprocess", "channel"):
+            raise ConfigError(
+                f"MAZZIERE_GATEWAY_EMBEDDED must be 'inprocess' or 'channel', not {self.gateway_embedded!r}"
+            )
+        if self.gateway_max_body_bytes < 1024 or self.gateway_timeout_seconds <= 0:
+            raise ConfigError(
+                "MAZZIERE_GATEWAY_MAX_BODY_BYTES must be >= 1024 and MAZZIERE_GATEWAY_TIMEOUT_SECONDS > 0"
+            )
+        if self.gateway_read_timeout_seconds <= 0:
+            raise ConfigError("MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS must be > 0")
 
     @property
     def store(self) -> str:
@@ -180,3 +230,7 @@ class Config:
     def bind_host(self) -> str:
         """The host as a socket address (``[::]`` -> ``::``), for listeners other than gRPC's."""
         return self.host.strip("[]")
+
+    @property
+    def origins(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]

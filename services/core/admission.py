@@ -5,7 +5,7 @@ its tenant's share of them, or beyond its table's few is refused at once with OV
 RetryInfo: nothing waits in a queue it cannot leave. So a flood of expensive calls (sampled bots, advice, replays)
 fills only its own class, and one tenant fills only its share.
 
-With a :class:`~mazziere.services.metrics.Metrics` the admission reports each class's places, its calls in flight
+With a :class:`~mazziere.services.core.metrics.Metrics` the admission reports each class's places, its calls in flight
 and queued (admitted, waiting for a worker), and its refusals by reason (:data:`REFUSALS`).
 """
 
@@ -24,8 +24,8 @@ from typing import ParamSpec, TypeVar
 
 from prometheus_client import Counter, Gauge
 
+from mazziere.services.core.metrics import Metrics
 from mazziere.services.errors import ServiceError, ServiceReason
-from mazziere.services.metrics import Metrics
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -46,15 +46,14 @@ class CostClass(Enum):
     REPLAY = "replay"
     """Up to the replay budget: Replay and StreamReplay."""
     HOST = "host"
-    """A call of the host (its own work is a little I/O on the event loop; its engine calls are admitted again)."""
+    """A call of the host: a little I/O on the event loop, and its engine work (a move) on the move workers, within
+    this one admission."""
     WATCH = "watch"
     """A host's Watch stream: idle most of its life, so it costs a connection, not a worker."""
 
 
 BUDGETED = frozenset({CostClass.BOT, CostClass.ADVICE, CostClass.REPLAY})
 """The classes whose calls the server's budget (``MAZZIERE_REPLAY_SECONDS``) cuts, whatever the caller's deadline."""
-ON_LOOP = frozenset({CostClass.HOST, CostClass.WATCH})
-"""The classes whose handlers are coroutines, awaited on the event loop (no worker threads)."""
 
 REFUSALS = ("class_full", "tenant_quota", "table_busy", "tables_per_minute")
 """Why the admission refuses a call, as its metric counts it: its cost class has no place left (OVERLOADED), its

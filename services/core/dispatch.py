@@ -12,6 +12,7 @@ carried to the worker that runs it. A call (or a stream's step) handed to its wo
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -23,7 +24,7 @@ import grpc
 from google.protobuf.message import Message
 
 from mazziere.services.core import tracing
-from mazziere.services.core.admission import ANONYMOUS, BUDGETED, ON_LOOP, Admission, CostClass, Ticket
+from mazziere.services.core.admission import ANONYMOUS, BUDGETED, Admission, CostClass, Ticket
 from mazziere.services.core.call import Call
 from mazziere.services.core.observe import Observer, request_id
 from mazziere.services.errors import ServiceError, ServiceReason
@@ -33,7 +34,7 @@ Write = Callable[[Any], Awaitable[None]]
 Encode = Callable[[Any], Any]
 """How a transport takes an answer other than as protobuf bytes (its JSON, a message), made on the worker that
 ran the call. A handler's answer may be a message or an answer written on demand
-(:class:`~mazziere.services.servicer.Written`), which is written here, once, in the form asked for."""
+(:class:`~mazziere.services.table.service.Written`), which is written here, once, in the form asked for."""
 
 
 def always(cost: CostClass) -> Callable[[Any], CostClass]:
@@ -57,6 +58,9 @@ class Method:
     streaming: bool = False
     creates_table: bool = False
     """Counted against the tenant's tables per minute."""
+    hosted: bool = False
+    """A host method: its handler is a coroutine, awaited on the event loop (its engine work goes to the workers
+    through :meth:`Dispatcher.run`), and its callers are people holding capabilities, not tenants with API keys."""
 
     @property
     def kind(self) -> str:
@@ -96,7 +100,6 @@ class Dispatcher:
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()
-            if cost not in ON_LOOP
         }
         self.budget_seconds = budget_seconds
         self.write_seconds = write_seconds
@@ -134,7 +137,7 @@ class Dispatcher:
         limits: _Limits | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
-            if cost in ON_LOOP:
+            if method.hosted:
                 response = await self._on_loop(method, message, call, ticket, wire, encode)
             else:
                 answer = self._answer if span is None else span.carry(self._answer)
@@ -182,7 +185,7 @@ class Dispatcher:
         step: futures.Future[Any] | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
-            if cost in ON_LOOP:
+            if method.hosted:
                 answers = method.handler(message, call)
                 try:
                     async for answer in answers:
@@ -246,6 +249,23 @@ class Dispatcher:
         answer = _written(response, wire, encode)
         return self._check_size(answer) if wire else answer
 
+    async def run(self, cost: CostClass, handler: Handler, request: Any, caller: Call) -> Any:
+        """``handler(request)`` on the workers of ``cost`` for a call already admitted (a host call's engine work:
+        no second place is taken), with a Call of its own under the caller's deadline and, for the costly classes,
+        the server's budget; once it has answered, what it asked for then is done (the token memo) and the hands it
+        finished are counted."""
+        self._check_open()
+        inner = Call()
+        limits = _Limits(inner, caller.time_remaining(), self.budget_seconds if cost in BUDGETED else None)
+        inner.stop = lambda: limits.stop() or caller.stop()
+        context = contextvars.copy_context()  # the caller's span, if traced
+        future = self.pools[cost].submit(context.run, handler, request, inner)
+        answer = await self._wait(future, limits)
+        for answered in inner.on_answered:
+            answered()
+        self.observer.count_finished(inner.finished)
+        return answer
+
     def close(self) -> None:
         """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
         self.closing.set()
@@ -267,10 +287,10 @@ class Dispatcher:
         if span is not None:
             span.admitted(cost.value, getattr(message, "table_id", ""))
         # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them.
-        tenant = ANONYMOUS if cost in ON_LOOP else self.admission.tenants.identify(call.metadata)
+        tenant = ANONYMOUS if method.hosted else self.admission.tenants.identify(call.metadata)
         if method.creates_table:
             self.admission.create_table(tenant)
-        table_id = "" if cost in ON_LOOP else getattr(message, "table_id", "")  # a table's many watchers are fine
+        table_id = "" if method.hosted else getattr(message, "table_id", "")  # a table's many watchers are fine
         ticket = self.admission.admit(cost, tenant, table_id)
         budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)

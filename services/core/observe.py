@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import grpc
 
 from mazziere.services.core.call import Call
-from mazziere.services.logs import get_logger
-from mazziere.services.metrics import Metrics
+from mazziere.services.core.logs import get_logger
+from mazziere.services.core.metrics import Metrics
 
 UNKNOWN_LABEL = "unknown"
 """The metric label that stands for any game the caller named that is not one of ours."""
@@ -64,9 +64,7 @@ class Observer:
         if reason:
             self.metrics.rejections.labels(game, reason).inc()
         if code is grpc.StatusCode.OK:
-            for played, preset, event in call.finished:
-                counter = self.metrics.hands_finished if event == "HAND_OVER" else self.metrics.games_finished
-                counter.labels(self.game_label(played), preset).inc()
+            self.count_finished(call.finished)
         if self.log_calls:
             self.log.info(
                 "call",
@@ -78,6 +76,12 @@ class Observer:
                 request_id=request_id,
                 table_id=table_of(call),
             )
+
+    def count_finished(self, finished: Sequence[tuple[str, str, str]]) -> None:
+        """Count each (game, preset, HAND_OVER or GAME_OVER) a call's work finished."""
+        for played, preset, event in finished:
+            counter = self.metrics.hands_finished if event == "HAND_OVER" else self.metrics.games_finished
+            counter.labels(self.game_label(played), preset).inc()
 
     def failed(self, name: str, call: Call, request_id: str, exc: BaseException) -> None:
         self.log.exception(

@@ -1,19 +1,19 @@
 """The host's handlers: open a table, play, watch, advise, reissue an invite, close; and its turn timer.
 
-Every engine call goes to TableService through a :class:`~mazziere.services.gateway.backend.Backend` (the call core
-in this process, or a gRPC channel to the engine's replicas), so it is admitted like any other caller's. The host
-holds each table's token and seat keys in its store and answers people only with their own ``HostedUpdate``.
+Every engine call goes to TableService through a :class:`~mazziere.services.table.client.TableClient` (the
+handlers of this process, within the host call's one admission, or the engine's replicas over gRPC). The host
+holds each table's token and seat keys in its store and answers people only with their own ``HostedUpdate``,
+written once per audience (:mod:`.updates`) and handed as it is to each of that audience's watchers.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -23,17 +23,19 @@ from mazziere.engine.errors import Reason, Rejected
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Method, always
+from mazziere.services.core.logs import get_logger
 from mazziere.services.errors import ServiceError, ServiceReason
-from mazziere.services.gateway.backend import Backend
-from mazziere.services.gateway.errors import GatewayError
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.host import capabilities
-from mazziere.services.host.hub import Hub
+from mazziere.services.host.hub import Hub, News
 from mazziere.services.host.metrics import HostMetrics
+from mazziere.services.host.settings import HostSettings, Settings
 from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
-from mazziere.services.logs import get_logger
+from mazziere.services.host.updates import Carrying, StoredUpdate, Told, Update
+from mazziere.services.table.client import TableClient
+from mazziere.services.wire.answers import Written
 
 HOST_SERVICE = hpb.DESCRIPTOR.services_by_name["HostService"]
 T = TypeVar("T")
@@ -45,52 +47,20 @@ LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
 
 
-@dataclass(frozen=True, slots=True)
-class HostSettings:
-    public_url: str = "http://localhost:8080"
-    turn_seconds: int = 60
-    bot_delay_ms: int = 700
-    table_idle_hours: float = 72.0
-    heartbeat_seconds: float = 15.0
-    engine_timeout: float = 10.0
-    engine_api_key: str = ""
-    timer_poll_seconds: float = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the host keeps of a table beside its token (the record's ``settings``)."""
-
-    game: str
-    names: tuple[str, ...]
-    bots: tuple[str, ...]
-    turn_seconds: int
-
-    def encode(self) -> bytes:
-        return json.dumps(
-            {"game": self.game, "names": self.names, "bots": self.bots, "turn": self.turn_seconds}
-        ).encode()
-
-    @classmethod
-    def decode(cls, data: bytes) -> Settings:
-        raw = json.loads(data)
-        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]))
-
-
 class Host:
-    """Tables between people, kept in ``store``, played through ``engine``."""
+    """Tables between people, kept in ``store``, played through ``tables``."""
 
     def __init__(
         self,
         store: Store,
-        engine: Backend,
+        tables: TableClient,
         settings: HostSettings,
         metrics: HostMetrics,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
-        self.engine = engine
+        self.tables = tables
         self.settings = settings
         self.metrics = metrics
         self.clock = clock
@@ -114,101 +84,88 @@ class Host:
         await self.store.aclose()
 
     def methods(self) -> list[Method]:
-        host, watch = always(CostClass.HOST), always(CostClass.WATCH)
-        rows: list[tuple[str, Any, type[Message]]] = [
-            ("OpenTable", self.open_table, hpb.OpenTableRequest),
-            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest),
-            ("Play", self.play, hpb.PlayRequest),
-            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest),
-            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest),
-            ("CloseTable", self.close_table, hpb.CloseTableRequest),
+        """HostService's methods: each a coroutine on the event loop, admitted once as a host call (AdviseSeat as
+        the advice it costs)."""
+        rows: list[tuple[str, Any, type[Message], CostClass]] = [
+            ("OpenTable", self.open_table, hpb.OpenTableRequest, CostClass.HOST),
+            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest, CostClass.HOST),
+            ("Play", self.play, hpb.PlayRequest, CostClass.HOST),
+            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest, CostClass.ADVICE),
+            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest, CostClass.HOST),
+            ("CloseTable", self.close_table, hpb.CloseTableRequest, CostClass.HOST),
         ]
-        methods = [Method(HOST_SERVICE.full_name, name, fn, request, cost=host) for name, fn, request in rows]
+        methods = [
+            Method(HOST_SERVICE.full_name, name, fn, request, cost=always(cost), hosted=True)
+            for name, fn, request, cost in rows
+        ]
+        watch = always(CostClass.WATCH)
         methods.append(
-            Method(HOST_SERVICE.full_name, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True)
+            Method(
+                HOST_SERVICE.full_name, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True, hosted=True
+            )
         )
         return methods
 
     # -- handlers ---------------------------------------------------------------------------------------
 
-    async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> hpb.OpenTableResponse:
+    async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> Written[Any]:
         call.game = request.game
-        bots = tuple(seat.bot for seat in request.seats)
-        for bot in bots:
-            if bot and bot not in bots_engine.POLICIES:
-                raise ServiceError.from_rejected(
-                    Rejected(
-                        Reason.UNKNOWN_POLICY,
-                        f"no policy is named {bot[:100]!r}; the policies are {', '.join(bots_engine.POLICIES)}",
-                    )
-                )
-        if all(bots):
-            raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
-        created: svc.CreateTableResponse = await self._engine(
-            "CreateTable",
+        bots = _bots(request)
+        created = await self.tables.create_table(
             svc.CreateTableRequest(
                 game=request.game,
                 preset=request.preset,
                 options=request.options,
                 seats=[pb.Seat(name=s.name, chips=s.chips) for s in request.seats],
             ),
+            call,
         )
-        call.table_id = created.table_id
-        settings = Settings(
-            request.game,
-            tuple(s.name for s in request.seats),
-            bots,
-            request.turn_seconds or self.settings.turn_seconds,
-        )
+        table_id = created.table_id
+        call.table_id = table_id
+        turn_seconds = request.turn_seconds or self.settings.turn_seconds
+        settings = Settings(request.game, tuple(s.name for s in request.seats), bots, turn_seconds)
         secrets = {OWNER: capabilities.new_capability(), SPECTATORS: capabilities.new_capability()}
-        for seat, bot in enumerate(bots):
-            if not bot:
-                secrets[str(seat)] = capabilities.new_capability()
-        seen = _seen(created.updates, created.seq, created.to_act, created.is_over, created.settlement, request.game)
-        due = self._due(settings, created.to_act, created.is_over)
-        _stamp(seen, due)
+        secrets.update({str(seat): capabilities.new_capability() for seat, bot in enumerate(bots) if not bot})
+        told = Told(created, request.game, self._due(settings, created.to_act, created.is_over))
         now = self._now_ms()
         record = TableRecord(
-            table_id=created.table_id,
+            table_id=table_id,
             game=request.game,
-            token=created.state,
+            token=created.token,
             seq=created.seq,
-            seat_keys=tuple(k.key for k in sorted(created.seat_keys, key=lambda k: k.seat)),
+            seat_keys=created.seat_keys,
             settings=settings.encode(),
             capabilities={a: capabilities.digest(c) for a, c in secrets.items()},
-            due_ms=due,
+            due_ms=told.due_ms,
             created_ms=now,
             updated_ms=now,
         )
-        await self._stored(self.store.create(record, Step(created.seq, b"", _bytes(seen))))
+        await self._stored(self.store.create(record, Step(created.seq, b"", told.stored(_audiences(len(bots))))))
         self.metrics.opened.inc()
-        url = self.settings.public_url
 
         def invite(audience: str) -> hpb.Invite:
-            link = capabilities.invite_url(url, created.table_id, secrets[audience])
+            link = capabilities.invite_url(self.settings.public_url, table_id, secrets[audience])
             answer = hpb.Invite(capability=secrets[audience], url=link)
             if audience not in (OWNER, SPECTATORS):
                 answer.seat = int(audience)
             return answer
 
-        return hpb.OpenTableResponse(
-            table_id=created.table_id,
+        rest = hpb.OpenTableResponse(
+            table_id=table_id,
             owner=invite(OWNER),
             invites=[invite(str(s)) for s, bot in enumerate(bots) if not bot],
             spectators=invite(SPECTATORS),
-            update=seen[SPECTATORS],
         )
+        return Carrying(hpb.OpenTableResponse, told.update(SPECTATORS), rest)
 
-    async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> hpb.GetHostedTableResponse:
+    async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> Written[Any]:
         record, audience = await self._open(request.table_id, call)
-        answer = hpb.GetHostedTableResponse(
-            update=await self._snapshot(record, audience), presence=self._presence(record)
-        )
+        rest = hpb.GetHostedTableResponse(presence=self._presence(record))
         if audience.isdigit():
-            answer.seat = int(audience)
-        return answer
+            rest.seat = int(audience)
+        return Carrying(hpb.GetHostedTableResponse, await self._snapshot(record, audience, call), rest)
 
-    async def play(self, request: hpb.PlayRequest, call: Call) -> hpb.PlayResponse:
+    async def play(self, request: hpb.PlayRequest, call: Call) -> Written[Any]:
         audience = ""
 
         def authorize(record: TableRecord) -> None:
@@ -222,16 +179,17 @@ class Host:
                     "this invite plays only its own seat; name that seat in the action",
                 )
 
-        seen = await self._move(request.table_id, request.expected_seq, action=request.action, authorize=authorize)
-        return hpb.PlayResponse(update=seen[audience])
+        told = await self._move(
+            request.table_id, request.expected_seq, call, action=request.action, authorize=authorize
+        )
+        return Carrying(hpb.PlayResponse, told.update(audience))
 
     async def advise_seat(self, request: hpb.AdviseSeatRequest, call: Call) -> hpb.AdviseSeatResponse:
         record, audience = await self._open(request.table_id, call)
         if not audience.isdigit():
             raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "advice is for a seat: use that seat's invite")
         seat = int(audience)
-        advice: svc.AdviseResponse = await self._engine(
-            "Advise",
+        advice = await self.tables.advise(
             svc.AdviseRequest(
                 table_id=record.table_id,
                 state=record.token,
@@ -239,61 +197,79 @@ class Host:
                 seat_key=record.seat_keys[seat],
                 samples=request.samples,
             ),
-            timeout=call.time_remaining(),
+            call,
         )
         return hpb.AdviseSeatResponse(advice=advice)
 
-    async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[hpb.WatchResponse]:
+    async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[Written[Any] | Message]:
         record, audience = await self._open(request.table_id, call)
-        table_id = record.table_id
         view = SPECTATORS if audience == OWNER else audience
         seat = int(audience) if audience.isdigit() else None
+        with self._watching(record.table_id, seat) as queue:
+            last = request.after_seq
+            async for item, seq in self._catch_up(record, view, request.after_seq, call):
+                last = seq
+                yield item
+            async for item in self._follow(record, view, last, queue):
+                yield item
+
+    @contextmanager
+    def _watching(self, table_id: str, seat: int | None) -> Iterator[asyncio.Queue[News]]:
+        """A watcher's place: its seat told present to the others, then its queue of the table's news."""
         if seat is not None:
             self.hub.arrive(table_id, seat)  # told to the others; then this stream listens, then reads the table
         queue = self.hub.subscribe(table_id)
         self.metrics.watchers.inc()
         try:
-            last = request.after_seq
-            if last == 0 or last < -1 or last > record.seq:
-                snapshot = await self._snapshot(record, view)
-                last = snapshot.seq
-                yield hpb.WatchResponse(update=snapshot, presence=self._presence(record))
-            else:
-                yield hpb.WatchResponse(presence=self._presence(record))
-                async for update in self._steps(table_id, view, last):
-                    last = update.seq
-                    yield hpb.WatchResponse(update=update)
-            while True:
-                try:
-                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
-                        news = await queue.get()
-                except TimeoutError:
-                    yield hpb.WatchResponse(heartbeat=True)
-                    continue
-                if news.seq == 0:
-                    yield hpb.WatchResponse(presence=self._presence(record))
-                    continue
-                if news.seq <= last:
-                    continue
-                if news.seen is not None and news.seq == last + 1 and view in news.seen:  # applied here: no read
-                    update = hpb.HostedUpdate.FromString(news.seen[view])
-                    last = update.seq
-                    self.metrics.push_lag.observe(time.monotonic() - news.at)
-                    yield hpb.WatchResponse(update=update)
-                    if update.closed:
-                        return
-                    continue
-                async for update in self._steps(table_id, view, last):
-                    last = update.seq
-                    self.metrics.push_lag.observe(time.monotonic() - news.at)
-                    yield hpb.WatchResponse(update=update)
-                    if update.closed:
-                        return
+            yield queue
         finally:
             self.metrics.watchers.dec()
             self.hub.unsubscribe(table_id, queue)
             if seat is not None:
                 self.hub.leave(table_id, seat)
+
+    async def _catch_up(
+        self, record: TableRecord, view: str, after: int, call: Call
+    ) -> AsyncIterator[tuple[Written[Any] | Message, int]]:
+        """What a watcher gets first, with the seq it reaches: the table as it is (a new watcher), or the steps
+        after ``after`` (one resuming; -1: from the opening)."""
+        if after == 0 or after < -1 or after > record.seq:
+            snapshot = await self._snapshot(record, view, call)
+            yield Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))), snapshot.seq
+            return
+        yield hpb.WatchResponse(presence=self._presence(record)), after
+        async for update in self._steps(record.table_id, view, after):
+            yield Carrying(hpb.WatchResponse, update), update.seq
+
+    async def _follow(
+        self, record: TableRecord, view: str, last: int, queue: asyncio.Queue[News]
+    ) -> AsyncIterator[Written[Any] | Message]:
+        """Every later step as it comes (a heartbeat when the table is idle), until the table closes."""
+        while True:
+            try:
+                async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
+                    news = await queue.get()
+            except TimeoutError:
+                yield hpb.WatchResponse(heartbeat=True)
+                continue
+            if news.seq == 0:
+                yield hpb.WatchResponse(presence=self._presence(record))
+                continue
+            if news.seq <= last:
+                continue
+            if news.told is not None and news.seq == last + 1:  # applied here: handed on as it is
+                last = news.seq
+                self.metrics.push_lag.observe(time.monotonic() - news.at)
+                yield news.told.watch_item(view)
+                if news.told.closed:
+                    return
+                continue
+            async for update in self._steps(record.table_id, view, last):
+                last = update.seq
+                self.metrics.push_lag.observe(time.monotonic() - news.at)
+                yield Carrying(hpb.WatchResponse, update)
+                if update.closed:
+                    return
 
     async def reissue_invite(self, request: hpb.ReissueInviteRequest, call: Call) -> hpb.ReissueInviteResponse:
         record, audience = await self._open(request.table_id, call)
@@ -322,11 +298,11 @@ class Host:
         settings = Settings.decode(record.settings)
         closing = hpb.HostedUpdate(seq=seq, closed=True, game=settings.game)
         keys = [pb.SeatKey(seat=s, key=k) for s, k in enumerate(record.seat_keys)]
-        gathered: svc.GatherResponse = await self._engine(  # the packs still kept: their seeds, for the record
-            "Gather", svc.GatherRequest(table_id=record.table_id, state=record.token, seat_keys=keys)
+        gathered = await self.tables.gather(  # the packs still kept: their seeds, for the record
+            svc.GatherRequest(table_id=record.table_id, state=record.token, seat_keys=keys), call
         )
         closing.update.events.extend(gathered.events)
-        seen = {a: closing.SerializeToString() for a in _audiences(len(settings.names))}
+        seen = dict.fromkeys(_audiences(len(settings.names)), closing.SerializeToString())
         if not await self._stored(self.store.close(record.table_id, Step(seq, b"", seen))):
             raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the table is already closed")
         await self._stored(self.store.notify(record.table_id, seq))
@@ -338,24 +314,21 @@ class Host:
         self,
         table_id: str,
         expected_seq: int,
+        call: Call,
         *,
         action: pb.Action | None = None,
         auto: tuple[str, int] | None = None,
         authorize: Callable[[TableRecord], None] | None = None,
-    ) -> dict[str, hpb.HostedUpdate]:
+    ) -> Told:
         """Apply one move (``action``, or ``auto``: a policy and a seat) at ``expected_seq``, if ``authorize``
-        accepts the table; what each audience saw. Moves of one table are taken one at a time here; across hosts
-        the store's conditional update decides."""
+        accepts the table; what each audience is told of it. Moves of one table are taken one at a time here;
+        across hosts the store's conditional update decides."""
         lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
         async with lock:
             record = await self._record(table_id)
             if authorize is not None:
                 authorize(record)
-            if record.closed:
-                raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
-            if record.seq != expected_seq:
-                raise _stale(expected_seq, record.seq)
-            settings = Settings.decode(record.settings)
+            _check_movable(record, expected_seq)
             seat = action.seat if action is not None else auto[1] if auto else 0
             if not 0 <= seat < len(record.seat_keys):
                 raise ServiceError.of(ServiceReason.INVALID_REQUEST, f"there is no seat {seat} at this table")
@@ -371,17 +344,16 @@ class Host:
                 act.action.CopyFrom(action)
             elif auto is not None:
                 act.auto_play, act.auto_seat = auto
-            answer: svc.ActResponse = await self._engine("Act", act)
-            seen = _seen(answer.updates, answer.seq, answer.to_act, answer.is_over, answer.settlement, record.game)
-            due = self._due(settings, answer.to_act, answer.is_over)
-            _stamp(seen, due)
-            step = Step(answer.seq, answer.action.SerializeToString(), _bytes(seen))
-            if not await self._stored(self.store.advance(table_id, expected_seq, answer.state, due, step)):
+            reply = await self.tables.act(act, call)
+            settings = Settings.decode(record.settings)
+            told = Told(reply, record.game, self._due(settings, reply.to_act, reply.is_over))
+            step = Step(reply.seq, reply.action(), told.stored(_audiences(len(settings.names))))
+            if not await self._stored(self.store.advance(table_id, expected_seq, reply.token, told.due_ms, step)):
                 raise _stale(expected_seq, expected_seq + 1)  # another host applied a move first
-        self.hub.publish(table_id, answer.seq, step.seen)  # this process's watchers, with what each saw
-        await self._stored(self.store.notify(table_id, answer.seq))  # every host's (this one's again: ignored)
+        self.hub.publish(table_id, reply.seq, told)  # this process's watchers, with what each is told
+        await self._stored(self.store.notify(table_id, reply.seq))  # every host's (this one's again: ignored)
         self.metrics.moves.labels("auto" if auto else "person").inc()
-        return seen
+        return told
 
     # -- the turn timer ---------------------------------------------------------------------------------
 
@@ -404,16 +376,14 @@ class Host:
         if record is None or record.closed or record.seq != seq or not record.due_ms:
             return
         self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
-        view: svc.GetViewResponse = await self._engine(
-            "GetView", svc.GetViewRequest(table_id=table_id, state=record.token)
-        )
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
         if view.is_over or not view.to_act:
             return
         settings = Settings.decode(record.settings)
         seat = view.to_act[0]
         policy = settings.bots[seat] or TIMER_POLICY
         try:
-            await self._move(table_id, seq, auto=(policy, seat))
+            await self._move(table_id, seq, Call(), auto=(policy, seat))
         except ServiceError as exc:
             if exc.reason != ServiceReason.STALE_SEQUENCE.value:
                 self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
@@ -448,31 +418,21 @@ class Host:
         call.table_id = record.table_id
         return record, capabilities.audience_of(record.capabilities, call.metadata)
 
-    async def _snapshot(self, record: TableRecord, audience: str) -> hpb.HostedUpdate:
+    async def _snapshot(self, record: TableRecord, audience: str, call: Call) -> Update:
         """The table now as ``audience`` sees it (from the engine's GetView)."""
         request = svc.GetViewRequest(table_id=record.table_id, state=record.token)
         if audience.isdigit():
             request.seat, request.seat_key = int(audience), record.seat_keys[int(audience)]
-        view: svc.GetViewResponse = await self._engine("GetView", request)
-        update = hpb.HostedUpdate(
-            seq=view.seq,
-            update=view.update,
-            to_act=view.to_act,
-            is_over=view.is_over,
-            turn_ends_unix_ms=record.due_ms,
-            closed=record.closed,
-            snapshot=True,
-            game=record.game,
-        )
-        return update
+        view = await self.tables.get_view(request, call)
+        return Told(view, record.game, record.due_ms, snapshot=True, closed=record.closed).update(audience)
 
-    async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[hpb.HostedUpdate]:
+    async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[StoredUpdate]:
         """What ``audience`` saw of every step after ``after``, read from the store in pages."""
         while True:
             page = await self._stored(self.store.steps(table_id, audience, after, PAGE))
             for seq, data in page:
                 after = seq
-                yield hpb.HostedUpdate.FromString(data)
+                yield StoredUpdate(data)
             if len(page) < PAGE:
                 return
 
@@ -492,17 +452,6 @@ class Host:
             return self._now_ms() + self.settings.bot_delay_ms
         return self._now_ms() + settings.turn_seconds * 1000
 
-    async def _engine(self, rpc: str, request: Message, timeout: float | None = None) -> Any:
-        metadata = [("authorization", f"Bearer {self.settings.engine_api_key}")] if self.settings.engine_api_key else []
-        try:
-            return await self.engine.call(
-                rpc, request, Call(metadata=metadata), timeout or self.settings.engine_timeout
-            )
-        except GatewayError as exc:
-            raise ServiceError(
-                exc.code, exc.reason, exc.message, exc.metadata, retry_after=exc.retry_after, details=exc.details
-            ) from None
-
     async def _stored(self, work: Awaitable[T]) -> T:
         start = time.perf_counter()
         try:
@@ -517,34 +466,31 @@ class Host:
         return int(self.clock() * 1000)
 
 
+def _bots(request: hpb.OpenTableRequest) -> tuple[str, ...]:
+    """The policy of each seat (empty: a person's), each one the engine knows, and at least one person."""
+    bots = tuple(seat.bot for seat in request.seats)
+    for bot in bots:
+        if bot and bot not in bots_engine.POLICIES:
+            raise ServiceError.from_rejected(
+                Rejected(
+                    Reason.UNKNOWN_POLICY,
+                    f"no policy is named {bot[:100]!r}; the policies are {', '.join(bots_engine.POLICIES)}",
+                )
+            )
+    if all(bots):
+        raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
+    return bots
+
+
+def _check_movable(record: TableRecord, expected_seq: int) -> None:
+    if record.closed:
+        raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
+    if record.seq != expected_seq:
+        raise _stale(expected_seq, record.seq)
+
+
 def _audiences(seats: int) -> list[str]:
     return [*map(str, range(seats)), SPECTATORS]
-
-
-def _seen(
-    updates: Sequence[pb.SeatUpdate],
-    seq: int,
-    to_act: Sequence[int],
-    is_over: bool,
-    settlement: Sequence[pb.Transfer],
-    game: str,
-) -> dict[str, hpb.HostedUpdate]:
-    """One HostedUpdate per audience, from the engine's updates (one per seat and the spectator's)."""
-    return {
-        (str(u.seat) if u.HasField("seat") else SPECTATORS): hpb.HostedUpdate(
-            seq=seq, update=u, to_act=to_act, is_over=is_over, settlement=settlement, game=game
-        )
-        for u in updates
-    }
-
-
-def _stamp(seen: dict[str, hpb.HostedUpdate], due_ms: int) -> None:
-    for update in seen.values():
-        update.turn_ends_unix_ms = due_ms
-
-
-def _bytes(seen: dict[str, hpb.HostedUpdate]) -> dict[str, bytes]:
-    return {audience: update.SerializeToString() for audience, update in seen.items()}
 
 
 def _stale(expected: int, actual: int) -> ServiceError:

@@ -1,8 +1,8 @@
 """Fan-out inside one host process: each Watch stream waits here for its table's next step or presence change.
 
-Steps reach the hub from the store's listener (so a step applied by another replica wakes this one's watchers
-too); the watchers then read what their audience saw from the store. Presence (who has the table open) is counted
-here, per process.
+A step applied in this process reaches the hub with what each audience is told of it, which its watchers hand on
+as it is; a step another replica applied reaches it from the store's listener, and the watchers then read what
+their audience saw from the store. Presence (who has the table open) is counted here, per process.
 """
 
 from __future__ import annotations
@@ -10,18 +10,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
+
+from mazziere.services.host.updates import Told
 
 
 @dataclass(frozen=True, slots=True)
 class News:
-    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed. ``seen``: what
-    each audience saw of that step, when this process applied it (else the watchers read it from the store)."""
+    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed. ``told``: what
+    each audience is told of that step, when this process applied it (else the watchers read it from the store)."""
 
     seq: int
     at: float
-    seen: Mapping[str, bytes] | None = None
+    told: Told | None = None
 
 
 class Hub:
@@ -41,8 +42,8 @@ class Hub:
             if not queues:
                 del self._queues[table_id]
 
-    def publish(self, table_id: str, seq: int, seen: Mapping[str, bytes] | None = None) -> None:
-        news = News(seq, time.monotonic(), seen)
+    def publish(self, table_id: str, seq: int, told: Told | None = None) -> None:
+        news = News(seq, time.monotonic(), told)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()

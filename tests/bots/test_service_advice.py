@@ -9,12 +9,13 @@ import pytest
 from mazziere import engine
 from mazziere.engine.bots import sette_e_mezzo as sm
 from mazziere.engine.table import Action, Seat
+from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import Call, TableCore
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
 
-CORE = TableCore(Keyring([("k", bytes(32))]), trusted_mode=True)
+CORE = TableService(Keyring([("k", bytes(32))]), trusted_mode=True)
 
 
 def _bank_to_decide() -> engine.TableState:

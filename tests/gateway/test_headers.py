@@ -15,11 +15,11 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from mazziere.services.gateway import app as gateway_app
-from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.backend import Backend
-from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.gateway.headers import SecurityHeaders
+from mazziere.services.config import Config
+from mazziere.services.core.backend import Backend
+from mazziere.services.http import app as gateway_app
+from mazziere.services.http.app import create_app
+from mazziere.services.http.headers import SecurityHeaders
 from tests.gateway.conftest import BASE, ORIGIN, Gateway
 
 CREATE = {"game": "sette_e_mezzo", "seats": [{"name": "a", "chips": "50"}, {"name": "b", "chips": "50"}]}
@@ -110,7 +110,7 @@ class _FailingBackend:
         return None
 
 
-def get(config: GatewayConfig, *paths: str) -> list[httpx.Response]:
+def get(config: Config, *paths: str) -> list[httpx.Response]:
     async def run() -> list[httpx.Response]:
         app = create_app(cast(Backend, _FailingBackend()), config)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
@@ -150,7 +150,7 @@ def test_the_web_table_has_a_strict_policy_and_no_source_map_unless_asked(web_di
     assert source_map.status_code == 404 and "sources" not in source_map.text
     assert "sourcemap" not in script.headers
 
-    config = GatewayConfig.load({"MAZZIERE_WEB_SOURCE_MAPS": "1"})
+    config = Config.from_env({"MAZZIERE_WEB_SOURCE_MAPS": "1"})
     assert config.web_source_maps
     script, source_map = get(replace(BASE, web_source_maps=config.web_source_maps), "/play/app.js", "/play/app.js.map")
     assert script.headers["sourcemap"] == "app.js.map"

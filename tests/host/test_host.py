@@ -15,15 +15,15 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
+from mazziere.services.app import App
+from mazziere.services.cli.verify import verify_record
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.grpc.server import ServerThread
 from mazziere.services.host.host import Host
-from mazziere.services.host.serve import add_host
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
-from mazziere.services.verify import verify_record
+from mazziere.services.table.sealing import Keyring
 from tests.service.conftest import KEYS
 from tests.service.helpers import error_info
 from tests.service.test_shutdown import wait_for
@@ -48,9 +48,10 @@ class Hosted:
 
 
 def start_host(config: Config) -> Hosted:
-    app = App(config, keyring=Keyring.parse(config.seal_keys))
-    host, _ = add_host(app, config)
-    server = ServerThread(app)
+    app = App(config, keyring=Keyring.parse(config.seal_keys), hosting=True)
+    host = app.host
+    assert host is not None
+    server = ServerThread(app.grpc)
     port = server.start()
     server.run(host.start())
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -377,7 +378,7 @@ def test_a_restarted_host_goes_on_from_its_last_move_and_rotated_keys_open_its_t
 
 
 def test_the_embedded_default_keeps_its_sealing_key_beside_the_store(tmp_path: Path) -> None:
-    from mazziere.services.server import make_keyring
+    from mazziere.services.app import make_keyring
 
     config = host_config(tmp_path, seal_keys="")
     made = make_keyring(config, keep_in=tmp_path)

@@ -14,12 +14,12 @@ import grpc
 import pytest
 from google.protobuf import empty_pb2
 
+from mazziere.services.app import App
 from mazziere.services.core.admission import ANONYMOUS, REFUSALS, Admission, CostClass, Tenants
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Method, always
+from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
-from mazziere.services.metrics import Metrics, new_registry, serve_registry
-from mazziere.services.server import App
 from tests.service.conftest import BASE
 from tests.service.helpers import Client
 from tests.service.test_admission import PLACES, TENANTS, refused

@@ -26,8 +26,9 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
 
-from mazziere.services.host.store import Listener, Step, StoreError, TableRecord, schema
-from mazziere.services.logs import get_logger
+from mazziere.services.core.logs import get_logger
+from mazziere.services.host.store import schema
+from mazziere.services.host.store.base import Listener, Step, StoreError, TableRecord
 
 Connection = AsyncConnection[TupleRow]
 log = get_logger("mazziere.host.store")

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mazziere.services.host.store import SCHEMA_VERSION, Step, StoreError, TableRecord
+from mazziere.services.host.store.base import SCHEMA_VERSION, Step, StoreError, TableRecord
 
 __all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "Dialect"]
 

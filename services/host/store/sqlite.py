@@ -22,8 +22,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mazziere.services.host.store import Listener, Step, StoreError, TableRecord, schema
-from mazziere.services.logs import get_logger
+from mazziere.services.core.logs import get_logger
+from mazziere.services.host.store import schema
+from mazziere.services.host.store.base import Listener, Step, StoreError, TableRecord
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")

@@ -91,9 +91,6 @@ def message_schemas(*roots: Any, comments: dict[str, str] | None = None) -> dict
 
 
 def _message(desc: Any, visit: Any, notes: dict[str, str]) -> Schema:
-    proto = descriptor_pb2.DescriptorProto()
-    desc.CopyToProto(proto)
-    synthetic = {f.oneof_index for f in proto.field if f.proto3_optional}
     properties: dict[str, Schema] = {}
     for fd in desc.fields:
         prop = _field(fd, visit)
@@ -104,13 +101,21 @@ def _message(desc: Any, visit: Any, notes: dict[str, str]) -> Schema:
     schema: Schema = {"type": "object", "title": desc.name, "properties": properties, "additionalProperties": False}
     if notes.get(desc.full_name):
         schema["description"] = notes[desc.full_name]
+    _one_of_each_oneof(desc, schema)
+    return schema
+
+
+def _one_of_each_oneof(desc: Any, schema: Schema) -> None:
+    """A message's oneofs (not proto3's synthetic ones for ``optional``): no two fields of one set together."""
+    proto = descriptor_pb2.DescriptorProto()
+    desc.CopyToProto(proto)
+    synthetic = {f.oneof_index for f in proto.field if f.proto3_optional}
     groups = [[f.json_name for f in oneof.fields] for i, oneof in enumerate(desc.oneofs) if i not in synthetic]
     pairs = [list(p) for group in groups for p in combinations(group, 2)]
     if pairs:
         schema["not"] = {"anyOf": [{"properties": {n: {} for n in p}, "required": p} for p in pairs]}
         extra = "; ".join(f"at most one of {', '.join(g)}" for g in groups if len(g) > 1)
         schema["description"] = f"{schema.get('description', '')} ({extra})".strip()
-    return schema
 
 
 def _field(fd: Any, visit: Any) -> Schema:

@@ -1,4 +1,5 @@
-"""The gRPC transport: TableService on ``grpc.aio``, with health, reflection, keepalive, TLS and shutdown.
+"""The gRPC transport: the call core's services on ``grpc.aio``, with health, reflection, keepalive, TLS and
+shutdown.
 
 Thin: a call's bytes go to the call core (:class:`~mazziere.services.core.dispatch.Dispatcher`), which admits,
 runs and observes it; this module only writes its answer or its status. The event loop never runs game work, so
@@ -8,9 +9,6 @@ health checks answer at once however busy the workers are.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -21,20 +19,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from grpc_status import rpc_status
 
-from mazziere.services.config import Config, ConfigError
-from mazziere.services.core.admission import Admission, CostClass, Tenants
+from mazziere.services.config import Config
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Dispatcher, Gone, Method, Stalled
-from mazziere.services.core.observe import Observer
+from mazziere.services.core.logs import get_logger
 from mazziere.services.errors import ServiceError
 from mazziere.services.gen.mazziere.v1 import errors_pb2
-from mazziere.services.logs import get_logger
-from mazziere.services.methods import SERVICE_NAME, table_methods
-from mazziere.services.metrics import Metrics
-from mazziere.services.sealing import Keyring, new_key_entry
-from mazziere.services.servicer import TableCore, served_games
 
-__all__ = ["SERVICE_NAME", "App", "GrpcServer", "ServerThread", "serve"]
 T = TypeVar("T")
 
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
@@ -44,62 +35,6 @@ serves both names."""
 REFLECTED_FILES = (errors_pb2.DESCRIPTOR,)
 """Files no served service imports that reflection must still find (loaded into the default descriptor pool by
 importing them): ``mazziere/v1/errors.proto``, whose ErrorReason names every ``ErrorInfo.reason``."""
-
-
-class App:
-    """Everything a server needs, built once from a :class:`Config`: the handlers and the call core."""
-
-    def __init__(self, config: Config, *, extra_methods: Sequence[Method] = (), keyring: Keyring | None = None) -> None:
-        self.config = config
-        sys.setswitchinterval(config.switch_interval_ms / 1000)  # the process's threads share one GIL
-        self.keyring = keyring or make_keyring(config)
-        self.core = TableCore(
-            self.keyring,
-            trusted_mode=config.trusted_mode,
-            max_replay_actions=config.max_replay_actions,
-            recent_size=config.recent_tokens,
-            replay_max_views=config.replay_max_views,
-        )
-        self.metrics = Metrics()
-        self.methods = [*table_methods(self.core), *extra_methods]
-        try:
-            tenants = Tenants.parse(config.tenants_json())
-        except ValueError as exc:
-            raise ConfigError(f"MAZZIERE_TENANTS: {exc}") from None
-        places = {
-            CostClass.MOVE: config.max_concurrent_calls,
-            CostClass.BOT: config.bot_calls,
-            CostClass.ADVICE: config.advice_calls,
-            CostClass.REPLAY: 2 * config.replay_workers,
-            CostClass.HOST: config.max_concurrent_calls,
-            CostClass.WATCH: config.watchers,
-        }
-        workers = {
-            CostClass.MOVE: config.workers,
-            CostClass.BOT: config.bot_workers,
-            CostClass.ADVICE: config.advice_workers,
-            CostClass.REPLAY: config.replay_workers,
-        }
-        self.dispatcher = Dispatcher(
-            self.methods,
-            Observer(self.metrics, served_games(), config.log_calls),
-            Admission(places, tenants, per_table=config.table_calls, metrics=self.metrics),
-            workers,
-            budget_seconds=config.replay_seconds,
-            write_seconds=config.stream_write_seconds,
-            max_message_bytes=config.max_message_bytes,
-        )
-        self.log = get_logger()
-        if config.trusted_mode:
-            self.log.warning(
-                "TRUSTED_MODE", message="states travel in plain and seat keys are not required: trusted back ends only"
-            )
-        if not tenants.required:
-            self.log.info("anonymous_callers", message="no MAZZIERE_TENANTS: every caller shares one tenant's quotas")
-
-    def service_names(self) -> list[str]:
-        names = {m.service for m in self.methods}
-        return [*sorted(names), health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME]
 
 
 # -- the behaviours: parse nothing, call the core, write --------------------------------------------
@@ -211,37 +146,6 @@ def server_options(config: Config) -> list[tuple[str, Any]]:
     ]
 
 
-KEY_FILE = "seal.keys"
-"""The sealing key the embedded default makes for itself in its data directory (when no keys are configured)."""
-
-
-def make_keyring(config: Config, *, keep_in: Path | None = None) -> Keyring:
-    """The configured keys; else one kept in ``keep_in`` (made on first start, readable by this user only), so
-    stored tables outlive a restart; else one for this process alone."""
-    keyring = Keyring.from_config(config.seal_keys, config.seal_keys_file)
-    if keyring is None and keep_in is not None:
-        path = keep_in / KEY_FILE
-        if not path.exists():
-            keep_in.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as out:
-                out.write(new_key_entry() + "\n")
-            get_logger().info("sealing_key_created", path=str(path), message="no MAZZIERE_SEAL_KEYS: made one here")
-        keyring = Keyring.from_config("", str(path))
-        assert keyring is not None
-        get_logger().info("sealing_key_file", path=str(path), kid=keyring.primary)
-        return keyring
-    if keyring is None:
-        keyring = Keyring.ephemeral()
-        get_logger().warning(
-            "EPHEMERAL_SEALING_KEY",
-            message="no MAZZIERE_SEAL_KEYS or MAZZIERE_SEAL_KEYS_FILE: sealing with a key made for this process "
-            "alone; tokens and seat keys die with it and other replicas cannot open them",
-            kid=keyring.primary,
-        )
-    return keyring
-
-
 def _credentials(config: Config) -> grpc.ServerCredentials | None:
     if not config.tls_cert_file:
         return None
@@ -255,63 +159,71 @@ def _grace_split(grace: float) -> float:
     return max(0.0, grace - min(1.0, grace / 4))
 
 
-class GrpcServer:
-    """The gRPC server of an :class:`App`, on the running event loop."""
+def service_names(dispatcher: Dispatcher) -> list[str]:
+    """Every service the server answers: the core's, health and reflection."""
+    names = {m.service for m in dispatcher.methods.values()}
+    return [*sorted(names), health.SERVICE_NAME, REFLECTION_V1, reflection.SERVICE_NAME]
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+
+class GrpcServer:
+    """The gRPC server of a call core, on the running event loop."""
+
+    def __init__(self, config: Config, dispatcher: Dispatcher) -> None:
+        self.config = config
+        self.dispatcher = dispatcher
+        self.log = get_logger()
         self.port = 0
 
     async def start(self) -> int:
-        config = self.app.config
+        config = self.config
         self.health = health.aio.HealthServicer()
+        methods = list(self.dispatcher.methods.values())
         self.server = grpc.aio.server(
-            handlers=generic_handlers(self.app.dispatcher, self.app.methods), options=server_options(config)
+            handlers=generic_handlers(self.dispatcher, methods), options=server_options(config)
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         if config.reflection:
-            enable_reflection(self.server, self.app.service_names(), aio=True)
+            enable_reflection(self.server, service_names(self.dispatcher), aio=True)
         creds = _credentials(config)
         if creds is None:
             self.port = self.server.add_insecure_port(config.address)
         else:
             self.port = self.server.add_secure_port(config.address, creds)
         await self.server.start()
-        for name in ["", *self.app.service_names()]:
+        for name in ["", *service_names(self.dispatcher)]:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        self.app.log.info("serving", port=self.port, metrics_port=config.metrics_port)
+        self.log.info("serving", port=self.port, metrics_port=config.metrics_port)
         return self.port
 
     async def not_serving(self) -> None:
         """Health NOT_SERVING (so load balancers stop sending calls), before :meth:`stop`."""
         await self.health.enter_graceful_shutdown()
-        self.app.log.info("shutting_down", drain_seconds=self.app.config.drain_seconds)
+        self.log.info("shutting_down", drain_seconds=self.config.drain_seconds)
 
     async def stop(self) -> None:
         """Stop with grace: calls in flight finish; calls not started near the grace's end are refused."""
-        grace = self.app.config.grace_seconds
+        grace = self.config.grace_seconds
         stopping = asyncio.ensure_future(self.server.stop(grace))
         done, _ = await asyncio.wait({stopping}, timeout=_grace_split(grace))
         if not done:  # calls still waiting: refuse them as UNAVAILABLE before grpc cuts them as CANCELLED
-            self.app.dispatcher.close()
+            self.dispatcher.close()
             await stopping
-        self.app.dispatcher.shutdown()
-        self.app.log.info("stopped")
+        self.dispatcher.shutdown()
+        self.log.info("stopped")
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.start()
         await stop.wait()
         await self.not_serving()
-        await asyncio.sleep(self.app.config.drain_seconds)
+        await asyncio.sleep(self.config.drain_seconds)
         await self.stop()
 
 
 class ServerThread:
     """A :class:`GrpcServer` on an event loop of its own thread, for synchronous programs (tests, benchmarks)."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.server = GrpcServer(app)
+    def __init__(self, server: GrpcServer) -> None:
+        self.server = server
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mazziere-grpc-loop", daemon=True)
 
@@ -328,25 +240,9 @@ class ServerThread:
 
         async def down() -> None:
             await self.server.not_serving()
-            await asyncio.sleep(self.app.config.drain_seconds)
+            await asyncio.sleep(self.server.config.drain_seconds)
             await self.server.stop()
 
         self.run(down())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
-
-
-def serve(config: Config, *, extra_methods: Sequence[Method] = ()) -> None:
-    """Run a server until SIGTERM or SIGINT, with the metrics endpoint if configured."""
-    app = App(config, extra_methods=extra_methods)
-    if config.metrics_port:
-        app.metrics.serve(config.metrics_port, config.bind_host)
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await GrpcServer(app).run(stop)
-
-    asyncio.run(main())

@@ -22,8 +22,8 @@ from google.protobuf.message_factory import GetMessageClass
 
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.codec import enum_prefix
-from mazziere.services.protowire import field_hints, item_type
+from mazziere.services.wire.codec import enum_prefix
+from mazziere.services.wire.proto import field_hints, item_type
 
 Writer = Callable[[Any], Any]
 """An engine value to its JSON data (a dict for a message; a string, number or list for a field's item)."""
@@ -51,6 +51,12 @@ def write(value: Any, message: Any) -> Any:
     """The JSON data of ``message`` (a generated message class) holding the engine value ``value``."""
     kind: Any = type(value)
     return writer(kind, message.DESCRIPTOR)(value)
+
+
+def write_as(value: Any, desc: Any) -> Any:
+    """``value`` written as the message ``desc`` (a descriptor), by the writer of its class."""
+    kind: Any = type(value)
+    return writer(kind, desc)(value)
 
 
 @cache

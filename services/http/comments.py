@@ -12,7 +12,8 @@ import json
 from functools import cache
 from importlib import resources
 
-from mazziere.services.codegen import COMMENTS_FILE
+COMMENTS_FILE = "comments.json"
+"""Where ``services/codegen.py`` writes the comments, beside the generated modules."""
 
 
 @cache

@@ -14,7 +14,10 @@ from typing import Any
 
 from mazziere import engine
 from mazziere.engine.bots import POLICIES
-from mazziere.engine.bots.match import Match, play_match
+from mazziere.engine.bots.match import Match, casino_returns, play_match
+from mazziere.engine.bots.sette_e_mezzo import casino_rtp, rtp_profiles
+from mazziere.engine.games.sette_e_mezzo.rules import CASINO
+from mazziere.engine.rules import with_options
 
 Z95 = 1.96
 
@@ -118,11 +121,6 @@ def rtp(args: argparse.Namespace) -> int:
     """Print the exact CASINO returns (optimal play, heads-up, fresh shuffle), each with a Monte Carlo figure
     played through ``engine.apply`` (a stake of ``CHECK_STAKE`` every hand, so that 3:2 pays exactly, then the
     ``best`` policy; its return per chip staked)."""
-    from mazziere.engine.bots.match import casino_returns
-    from mazziere.engine.bots.sette_e_mezzo import casino_rtp, rtp_profiles
-    from mazziere.engine.games.sette_e_mezzo.rules import CASINO
-    from mazziere.engine.rules import with_options
-
     for name, options in rtp_profiles().items():
         exact = casino_rtp(with_options(CASINO, options))
         line = f"{name}: exact {100 * exact:.4f} %"

@@ -21,7 +21,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.codec import enum_prefix
+from mazziere.services.wire.codec import enum_prefix
 
 Writer = Callable[[Any], bytes]
 
@@ -56,6 +56,12 @@ def write(value: Any, message: Any) -> bytes:
     """The wire bytes of ``message`` (a generated message class) holding the engine value ``value``."""
     kind: Any = type(value)
     return writer(kind, message.DESCRIPTOR)(value)
+
+
+def write_as(value: Any, desc: Any) -> bytes:
+    """``value`` written as the message ``desc`` (a descriptor), by the writer of its class."""
+    kind: Any = type(value)
+    return writer(kind, desc)(value)
 
 
 @cache

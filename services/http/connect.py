@@ -28,7 +28,6 @@ needs HTTP/2 trailers: it has the gRPC port. The official conformance suite chec
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import urllib.parse
@@ -42,17 +41,17 @@ from google.protobuf import any_pb2, descriptor_pool, json_format
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
-from google.rpc import error_details_pb2, status_pb2
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from mazziere.services.core.backend import Backend, Write
 from mazziere.services.core.call import Call
-from mazziere.services.errors import DOMAIN, STATUS_DETAILS_KEY
-from mazziere.services.gateway import protojson
-from mazziere.services.gateway.backend import Backend, Write, http_call
-from mazziere.services.gateway.errors import HTTP_STATUS, GatewayError
-from mazziere.services.gateway.routes import SERVICE
-from mazziere.services.gateway.stream import Chunks, WrittenStream
+from mazziere.services.errors import STATUS_DETAILS_KEY, ServiceError
+from mazziere.services.http.errors import HTTP_STATUS, retry_headers
+from mazziere.services.http.request import digits, http_call, read_body
+from mazziere.services.http.routes import SERVICE
+from mazziere.services.http.stream import Chunks, WrittenStream
+from mazziere.services.wire import protojson
 
 CORS_ALLOW_HEADERS = [
     "Connect-Protocol-Version",
@@ -102,21 +101,21 @@ class Codec:
     name: str
     decode: Callable[[bytes, type[Message]], Message]
     encode: Callable[[Any], bytes]
-    """A message, or an answer written on demand (:class:`~mazziere.services.servicer.Written`), as the body."""
+    """A message, or an answer written on demand (:class:`~mazziere.services.table.service.Written`), as the body."""
 
 
 def _decode_proto(body: bytes, cls: type[Message]) -> Message:
     try:
         return cls.FromString(body)
     except Exception:  # DecodeError, and whatever else a hostile body makes the parser raise
-        raise GatewayError.invalid_request(f"the body is not a valid protobuf {cls.DESCRIPTOR.full_name}") from None
+        raise ServiceError.invalid_request(f"the body is not a valid protobuf {cls.DESCRIPTOR.full_name}") from None
 
 
 def _decode_json(body: bytes, cls: type[Message]) -> Message:
     try:
         return protojson.parse(body, cls)
     except protojson.JsonError as exc:
-        raise GatewayError.invalid_request(str(exc)) from None
+        raise ServiceError.invalid_request(str(exc)) from None
 
 
 PROTO = Codec("proto", _decode_proto, lambda m: m.SerializeToString())
@@ -165,24 +164,6 @@ def connect_code(code: grpc.StatusCode) -> str:
     return "canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower()
 
 
-def _details(error: GatewayError) -> list[any_pb2.Any]:
-    """The details of a refusal: its ErrorInfo, a RetryInfo when the service said when to retry, then any others."""
-    out: list[any_pb2.Any] = []
-    if error.reason:
-        out.append(_packed(error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)))
-    if error.retry_after is not None:
-        retry = error_details_pb2.RetryInfo()
-        retry.retry_delay.FromNanoseconds(round(error.retry_after * 1e9))
-        out.append(_packed(retry))
-    return out + error.details
-
-
-def _packed(message: Message) -> any_pb2.Any:
-    detail = any_pb2.Any()
-    detail.Pack(message)
-    return detail
-
-
 def _unpadded(data: bytes) -> str:
     return base64.b64encode(data).decode().rstrip("=")
 
@@ -200,19 +181,13 @@ def _connect_detail(detail: any_pb2.Any) -> dict[str, Any]:
     return out
 
 
-def connect_error(error: GatewayError) -> dict[str, Any]:
+def connect_error(error: ServiceError) -> dict[str, Any]:
     """The Connect error object: code, message, and each detail as its type name, base64 bytes and debug JSON."""
     body: dict[str, Any] = {"code": connect_code(error.code), "message": error.message}
-    details = [_connect_detail(d) for d in _details(error)]
+    details = [_connect_detail(d) for d in error.status().details]
     if details:
         body["details"] = details
     return body
-
-
-def _status_bytes(error: GatewayError) -> bytes:
-    status = status_pb2.Status(code=error.code.value[0], message=error.message, details=_details(error))
-    data: bytes = status.SerializeToString()
-    return data
 
 
 def _grpc_message(text: str) -> str:
@@ -223,7 +198,7 @@ def _grpc_message(text: str) -> str:
 Metadata = Sequence[tuple[str, str]]
 
 
-def _trailer(error: GatewayError | None, trailers: Metadata) -> bytes:
+def _trailer(error: ServiceError | None, trailers: Metadata) -> bytes:
     """gRPC-Web's trailer frame: the status, then the call's trailers."""
     if error is None:
         lines = ["grpc-status: 0"]
@@ -231,7 +206,7 @@ def _trailer(error: GatewayError | None, trailers: Metadata) -> bytes:
         lines = [
             f"grpc-status: {error.code.value[0]}",
             f"grpc-message: {_grpc_message(error.message)}",
-            f"{STATUS_DETAILS_KEY}: {_unpadded(_status_bytes(error))}",
+            f"{STATUS_DETAILS_KEY}: {_unpadded(error.status().SerializeToString())}",
         ]
     lines += [f"{name.lower()}: {value}" for name, value in trailers]
     return "".join(line + "\r\n" for line in lines).encode()
@@ -241,7 +216,7 @@ def _envelope(flags: int, payload: bytes) -> bytes:
     return bytes([flags]) + len(payload).to_bytes(4, "big") + payload
 
 
-def _end(protocol: Protocol, error: GatewayError | None, trailers: Metadata = ()) -> bytes:
+def _end(protocol: Protocol, error: ServiceError | None, trailers: Metadata = ()) -> bytes:
     """The last envelope of a stream: Connect's end-stream message, or gRPC-Web's trailers."""
     if protocol is GRPC_WEB:
         return _envelope(_TRAILER, _trailer(error, trailers))
@@ -271,27 +246,22 @@ def _with_metadata(response: Response, protocol: Protocol, call: Call | None) ->
     return response
 
 
-def _error_response(protocol: Protocol, codec: Codec, error: GatewayError, *, call: Call | None = None) -> Response:
+def _error_response(protocol: Protocol, codec: Codec, error: ServiceError, *, call: Call | None = None) -> Response:
     """A refusal: Connect unary's JSON error with its HTTP status, or a body of the last envelope alone."""
     if protocol is CONNECT_UNARY:
         status = HTTP_STATUS.get(error.code, 500)
         response = Response(
-            _json(connect_error(error)), status_code=status, media_type="application/json", headers=error.headers()
+            _json(connect_error(error)), status_code=status, media_type="application/json", headers=retry_headers(error)
         )
     else:
         trailers = call.trailers if call is not None else ()
         response = Response(
-            _end(protocol, error, trailers), media_type=protocol.prefix + codec.name, headers=error.headers()
+            _end(protocol, error, trailers), media_type=protocol.prefix + codec.name, headers=retry_headers(error)
         )
     return _with_metadata(response, protocol, call)
 
 
 # -- reading the request ----------------------------------------------------------------------------
-
-
-def digits(value: str, most: int) -> bool:
-    """1 to ``most`` ASCII digits (``str.isdigit`` also admits ``²`` and other digits ``int`` refuses)."""
-    return 0 < len(value) <= most and value.isascii() and value.isdigit()
 
 
 def _timeout(protocol: Protocol, value: str | None) -> float | None:
@@ -305,38 +275,22 @@ def _timeout(protocol: Protocol, value: str | None) -> float | None:
             return int(number) * units[unit]
     elif digits(value, 10):
         return int(value) / 1000
-    raise GatewayError.invalid_request(f"the {protocol.timeout_header} header is not a timeout: {value[:32]!r}")
+    raise ServiceError.invalid_request(f"the {protocol.timeout_header} header is not a timeout: {value[:32]!r}")
 
 
 def _check_headers(request: Request, protocol: Protocol) -> float | None:
     headers = request.headers
     version = headers.get("connect-protocol-version")
     if protocol is not GRPC_WEB and version is not None and version != _PROTOCOL_VERSION:
-        raise GatewayError.invalid_request(
+        raise ServiceError.invalid_request(
             f"Connect-Protocol-Version must be {_PROTOCOL_VERSION}, not {version[:16]!r}"
         )
     encoding = headers.get(protocol.encoding_header, "identity").strip().lower()
     if encoding != "identity":
-        raise GatewayError(
-            grpc.StatusCode.UNIMPLEMENTED, f"compression {encoding[:32]!r} is not supported; send identity"
+        raise ServiceError(
+            grpc.StatusCode.UNIMPLEMENTED, "", f"compression {encoding[:32]!r} is not supported; send identity"
         )
     return _timeout(protocol, headers.get(protocol.timeout_header))
-
-
-async def _read(request: Request, limit: int, timeout: float) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and digits(length, 19) and int(length) > limit:
-        raise GatewayError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is {length} bytes; at most {limit}")
-    body = bytearray()
-    try:
-        async with asyncio.timeout(timeout):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > limit:
-                    raise GatewayError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the body is over {limit} bytes")
-    except TimeoutError:
-        raise GatewayError.invalid_request(f"the body did not arrive within {timeout:g} s") from None
-    return bytes(body)
 
 
 def _unwrap(protocol: Protocol, body: bytes) -> bytes:
@@ -346,18 +300,22 @@ def _unwrap(protocol: Protocol, body: bytes) -> bytes:
     if protocol is CONNECT_UNARY:
         return body
     if not body:
-        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "the body holds no message; this method takes one")
+        raise ServiceError(grpc.StatusCode.UNIMPLEMENTED, "", "the body holds no message; this method takes one")
     size = int.from_bytes(body[1:5], "big")
     if len(body) < 5 or len(body) - 5 < size:
-        raise GatewayError.invalid_request(
+        raise ServiceError.invalid_request(
             "the body ends inside its envelope (a flag byte, a 4-byte length, then the message)"
         )
     if body[0] not in (0, _COMPRESSED):
-        raise GatewayError.invalid_request(f"the request's envelope has unknown flags {body[0]:#04x}")
+        raise ServiceError.invalid_request(f"the request's envelope has unknown flags {body[0]:#04x}")
     if body[0] == _COMPRESSED:
-        raise GatewayError(grpc.StatusCode.INTERNAL, "the message is flagged compressed, but no encoding was declared")
+        raise ServiceError(
+            grpc.StatusCode.INTERNAL, "", "the message is flagged compressed, but no encoding was declared"
+        )
     if len(body) > 5 + size:
-        raise GatewayError(grpc.StatusCode.UNIMPLEMENTED, "the body holds more than one message; this method takes one")
+        raise ServiceError(
+            grpc.StatusCode.UNIMPLEMENTED, "", "the body holds more than one message; this method takes one"
+        )
     return body[5:]
 
 
@@ -408,8 +366,8 @@ def _endpoint(
         try:
             timeout = _check_headers(request, protocol)
             limit = max_body if protocol is CONNECT_UNARY else max_body + _PREFIX  # a message of max_body
-            message = codec.decode(_unwrap(protocol, await _read(request, limit, read_timeout)), rpc.request_class)
-        except GatewayError as exc:
+            message = codec.decode(_unwrap(protocol, await read_body(request, limit, read_timeout)), rpc.request_class)
+        except ServiceError as exc:
             return _error_response(protocol, codec, exc)
         call = http_call(request)
         media = protocol.prefix + codec.name
@@ -423,7 +381,7 @@ def _endpoint(
             )
         try:
             answer: bytes = await backend.call(rpc.name, message, call, timeout, encode=codec.encode)
-        except GatewayError as exc:
+        except ServiceError as exc:
             return _error_response(protocol, codec, exc, call=call)
         if protocol is CONNECT_UNARY:
             return _with_metadata(Response(answer, media_type=media), protocol, call)

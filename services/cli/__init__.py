@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mazziere.services import simulate
-from mazziere.services.config import ConfigError
-from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.logs import configure, get_logger
-from mazziere.services.servicer import server_version
+from mazziere.services.app import serve_embedded, serve_split
+from mazziere.services.cli import simulate
+from mazziere.services.cli.verify import Mismatch, events_of, verify_record
+from mazziere.services.config import Config, ConfigError
+from mazziere.services.core.logs import configure, get_logger
+from mazziere.services.table.games import server_version
+from mazziere.services.table.sealing import new_key_entry
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,18 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rtp":
         return simulate.rtp(args)
     if args.command == "new-key":
-        from mazziere.services.sealing import new_key_entry
-
         print(new_key_entry())
         return 0
     try:
-        config = GatewayConfig.load()
+        config = Config.from_env()
     except ConfigError as exc:
         print(f"mazziere: {exc}", file=sys.stderr)
         return 2
     configure(config.log_level)
-    from mazziere.services.gateway.run import serve_embedded, serve_split
-
     try:
         if args.command == "gateway":
             serve_split(config, args.target or config.gateway_target)
@@ -72,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _verify(path: str, *, partial: bool) -> int:
-    from mazziere.services.verify import Mismatch, events_of, verify_record
-
     try:
         with open(sys.stdin.fileno() if path == "-" else path, encoding="utf-8", closefd=path != "-") as lines:
             result = verify_record(events_of(lines), partial=partial)
@@ -85,7 +81,3 @@ def _verify(path: str, *, partial: bool) -> int:
         return 1
     print(result.summary())
     return 0 if result.ok else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -16,7 +16,7 @@ bytes in base64) and hands well-known types (``google.protobuf.Value``, ``Struct
 ``json_format`` itself; msgspec writes the JSON text. It is several times faster than ``json_format``; the tests
 compare the two, byte for byte, on every answer of whole games. It prints the messages a handler builds (ListGames,
 Advise, the host's) and those a channel parsed; the answers that carry the table, written from the engine's values
-(:class:`~mazziere.services.servicer.Written`), come with their own JSON (:mod:`services.jsonwire`: one pass, no
+(:class:`~mazziere.services.table.service.Written`), come with their own JSON (:mod:`services.jsonwire`: one pass, no
 message), which :func:`to_json` takes as it is.
 """
 
@@ -36,7 +36,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 
-from mazziere.services.servicer import Written
+from mazziere.services.wire.answers import Written
 
 M = TypeVar("M", bound=Message)
 Convert = Callable[[Any], Any]
@@ -183,27 +183,37 @@ def _plain_scalar(fd: Any, value: Any) -> Any:
     """The field's value for a JSON value in one of the plain shapes, else ``_NOT_PLAIN``."""
     kind = fd.type
     if kind in _INT_RANGES:
-        if type(value) is str and _DECIMAL.fullmatch(value):
-            value = int(value)
-        elif type(value) is not int:
-            return _NOT_PLAIN
-        low, high = _INT_RANGES[kind]
-        return value if low <= value <= high else _NOT_PLAIN
+        return _plain_int(kind, value)
     if kind == FieldDescriptor.TYPE_STRING:
         return value if type(value) is str else _NOT_PLAIN
     if kind == FieldDescriptor.TYPE_BOOL:
         return value if type(value) is bool else _NOT_PLAIN
     if kind == FieldDescriptor.TYPE_BYTES:
-        if type(value) is not str or len(value) % 4:
-            return _NOT_PLAIN
-        try:
-            return base64.b64decode(value, validate=True)
-        except ValueError:
-            return _NOT_PLAIN
+        return _plain_bytes(value)
     if kind == FieldDescriptor.TYPE_ENUM and type(value) is str:
         number = fd.enum_type.values_by_name.get(value)
         return _NOT_PLAIN if number is None else number.number
     return _NOT_PLAIN
+
+
+def _plain_int(kind: int, value: Any) -> Any:
+    """An integer in range: a JSON number, or a decimal string (as 64-bit integers are written)."""
+    if type(value) is str and _DECIMAL.fullmatch(value):
+        value = int(value)
+    elif type(value) is not int:
+        return _NOT_PLAIN
+    low, high = _INT_RANGES[kind]
+    return value if low <= value <= high else _NOT_PLAIN
+
+
+def _plain_bytes(value: Any) -> Any:
+    """Standard padded base64 (anything else goes to ``json_format``, which reads the other spellings)."""
+    if type(value) is not str or len(value) % 4:
+        return _NOT_PLAIN
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        return _NOT_PLAIN
 
 
 # -- the printer --------------------------------------------------------------------------------------------------
@@ -216,7 +226,7 @@ def to_dict(msg: Message) -> dict[str, Any]:
 
 def to_json(msg: Message | Written[Any]) -> bytes:
     """The compact UTF-8 JSON of ``msg``: a message, or an answer written from the engine's values, whose JSON is
-    written in one pass (:meth:`~mazziere.services.servicer.Written.json`: the same bytes).
+    written in one pass (:meth:`~mazziere.services.table.service.Written.json`: the same bytes).
 
     msgspec writes it (in C, the same bytes as ``json.dumps(..., ensure_ascii=False)`` for strings, integers and
     booleans); a message that may hold floats (well-known types such as ``google.protobuf.Value``) goes through

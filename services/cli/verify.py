@@ -177,41 +177,45 @@ class _Check:
         cards: list[dict[str, Any]] = given if isinstance(given, list) else []
         if draw is not None and (type(draw) is not int or draw < 0):
             return self.fail(t, f"event {t} ({kind}): draw {draw} is not a draw number")
-        if kind == "COMMITTED":
+        if kind in ("COMMITTED", "ENTROPY", "SEED"):
             if draw is None:
-                return self.fail(t, f"event {t} (COMMITTED): no draw")
-            data, before = str(e.get("data", "")).lower(), self.commitments.get(draw)
-            if before is not None and before != data:  # 1. no draw has two different commitments
-                return self.fail(t, f"draw {draw}: two commitments, {_short(before)} and then {_short(data)}")
-            self.commitments[draw] = data
-        elif kind == "ENTROPY":
-            if draw is None:
-                return self.fail(t, f"event {t} (ENTROPY): no draw")
-            if self.partial and draw not in self.commitments:
-                return None  # its draw began before the record
-            if draw in self.first_card or draw in self.seeds:  # 2. no entropy after a card of its draw
-                return self.fail(
-                    t,
-                    f"draw {draw}: entropy from seat {e.get('seat')} appears after the draw was dealt from or revealed",
-                )
-            given = bytes.fromhex(str(e.get("data", "")))
-            self.entropy[draw] = self.entropy.get(draw, b"") + bytes((int(e["seat"]), len(given))) + given
-        elif kind == "SEED":
-            if draw is None:
-                return self.fail(t, f"event {t} (SEED): no draw")
-            self.seed(t, e, draw, cards)
-        elif cards and draw is not None:
-            places = [int(p) for p in e.get("at", ())]
-            if len(places) != len(cards):
-                return self.fail(t, f"event {t} ({kind}): {len(cards)} cards of draw {draw} but {len(places)} places")
-            if draw not in self.commitments:
-                if self.partial:
-                    return None  # dealt from a pack shuffled before the record began
-                return self.fail(t, f"draw {draw}: a card of it appears before its commitment")  # 1.
-            self.first_card.setdefault(draw, t)
-            self.dealt.append((t, draw, places, [c.get("card") or None for c in cards]))
-        else:
-            self.shown += [(t, kind, c["card"]) for c in cards if c.get("card")]
+                return self.fail(t, f"event {t} ({kind}): no draw")
+            if kind == "SEED":
+                return self.seed(t, e, draw, cards)
+            return self.committed(t, e, draw) if kind == "COMMITTED" else self.contributed(t, e, draw)
+        if cards and draw is not None:
+            return self.dealt_from(t, e, kind, draw, cards)
+        self.shown += [(t, kind, c["card"]) for c in cards if c.get("card")]
+        return None
+
+    def committed(self, t: int, e: dict[str, Any], draw: int) -> None:
+        data, before = str(e.get("data", "")).lower(), self.commitments.get(draw)
+        if before is not None and before != data:  # 1. no draw has two different commitments
+            return self.fail(t, f"draw {draw}: two commitments, {_short(before)} and then {_short(data)}")
+        self.commitments[draw] = data
+        return None
+
+    def contributed(self, t: int, e: dict[str, Any], draw: int) -> None:
+        if self.partial and draw not in self.commitments:
+            return None  # its draw began before the record
+        if draw in self.first_card or draw in self.seeds:  # 2. no entropy after a card of its draw
+            return self.fail(
+                t, f"draw {draw}: entropy from seat {e.get('seat')} appears after the draw was dealt from or revealed"
+            )
+        given = bytes.fromhex(str(e.get("data", "")))
+        self.entropy[draw] = self.entropy.get(draw, b"") + bytes((int(e["seat"]), len(given))) + given
+        return None
+
+    def dealt_from(self, t: int, e: dict[str, Any], kind: str, draw: int, cards: list[dict[str, Any]]) -> None:
+        places = [int(p) for p in e.get("at", ())]
+        if len(places) != len(cards):
+            return self.fail(t, f"event {t} ({kind}): {len(cards)} cards of draw {draw} but {len(places)} places")
+        if draw not in self.commitments:
+            if self.partial:
+                return None  # dealt from a pack shuffled before the record began
+            return self.fail(t, f"draw {draw}: a card of it appears before its commitment")  # 1.
+        self.first_card.setdefault(draw, t)
+        self.dealt.append((t, draw, places, [c.get("card") or None for c in cards]))
         return None
 
     def seed(self, t: int, e: dict[str, Any], draw: int, cards: list[dict[str, Any]]) -> None:
@@ -234,27 +238,35 @@ class _Check:
             return self.fail(
                 t, f"draw {draw}: the seed {_short(data)} does not match the commitment {_short(committed)}"
             )
-        mix = self.entropy.get(draw, b"")
         self.result.checked_draws.append(draw)
-        if cards:  # 4. the pack's cards are distinct and in canonical order; its order is recomputed
-            contents = [c.get("card") or "" for c in cards]
-            for i, card in enumerate(contents):
-                if not card:
-                    return self.fail(t, f"draw {draw}: the revealed pack hides its card {i}")
-                if i and contents[i - 1] >= card:
-                    what = f"holds {card} twice" if contents[i - 1] == card else "is not in canonical order"
-                    return self.fail(t, f"draw {draw}: the revealed pack {what} ({contents[i - 1]}, {card})")
-            self.packs[draw] = (shuffle(contents, seed, mix), t)
-            return None
-        self.packs[draw] = (None, t)  # 4. every number drawn is recomputed
+        if cards:
+            return self.pack(t, draw, seed, cards)
+        return self.number(t, e, draw, seed)
+
+    def pack(self, t: int, draw: int, seed: bytes, cards: list[dict[str, Any]]) -> None:
+        """4. A revealed pack's cards are distinct and in canonical order; its order is recomputed."""
+        contents = [c.get("card") or "" for c in cards]
+        for i, card in enumerate(contents):
+            if not card:
+                return self.fail(t, f"draw {draw}: the revealed pack hides its card {i}")
+            if i and contents[i - 1] >= card:
+                what = f"holds {card} twice" if contents[i - 1] == card else "is not in canonical order"
+                return self.fail(t, f"draw {draw}: the revealed pack {what} ({contents[i - 1]}, {card})")
+        self.packs[draw] = (shuffle(contents, seed, self.entropy.get(draw, b"")), t)
+        return None
+
+    def number(self, t: int, e: dict[str, Any], draw: int, seed: bytes) -> None:
+        """4. Every number drawn is recomputed."""
+        self.packs[draw] = (None, t)
         self.first_card.setdefault(draw, t)
         n, value = int(e.get("amount", 0)), e.get("target")
         if not 1 <= n <= 2**32:
             return self.fail(t, f"draw {draw}: a number drawn below {e.get('amount', 'nothing')}")
         if value is None:
             return self.fail(t, f"draw {draw}: a number draw names no number")
-        if int(value) != number(n, seed, mix):
-            self.fail(t, f"draw {draw}: the record draws {value} below {n}, the seed draws {number(n, seed, mix)}")
+        drawn = number(n, seed, self.entropy.get(draw, b""))
+        if int(value) != drawn:
+            self.fail(t, f"draw {draw}: the record draws {value} below {n}, the seed draws {drawn}")
         return None
 
     def check_dealt(self) -> None:
@@ -279,19 +291,25 @@ class _Check:
     def check_shown(self) -> None:
         """5. Every card shown face up later was dealt before, by a pack still in play when it is shown."""
         for t, kind, face in self.shown:
-            found = possible = False
-            for at, draw, places, faces in self.dealt:
-                if at >= t:
-                    break
-                pack = self.packs.get(draw)
-                if pack is not None and pack[1] < t:
-                    continue  # gathered before: no card of it is in play
-                for place, seen in zip(places, faces, strict=True):
-                    order = pack[0] if pack is not None else None
-                    known = order[place] if order is not None and 0 <= place < len(order) else seen
-                    found = found or known == face
-                    possible = possible or known is None  # face down, and its pack not revealed yet
-                if found:
-                    break
+            found, possible = self.dealt_in_play(t, face)
             if not found and not possible and not self.partial:
                 self.fail(t, f"event {t} ({kind}): {face} is shown face up, but no pack in play had dealt it")
+
+    def dealt_in_play(self, t: int, face: str) -> tuple[bool, bool]:
+        """Whether a pack still in play at event ``t`` dealt ``face`` before it, and whether one may have (a card
+        dealt face down from a pack not revealed yet)."""
+        found = possible = False
+        for at, draw, places, faces in self.dealt:
+            if at >= t:
+                break
+            pack = self.packs.get(draw)
+            if pack is not None and pack[1] < t:
+                continue  # gathered before: no card of it is in play
+            order = pack[0] if pack is not None else None
+            for place, seen in zip(places, faces, strict=True):
+                known = order[place] if order is not None and 0 <= place < len(order) else seen
+                found = found or known == face
+                possible = possible or known is None  # face down, and its pack not revealed yet
+            if found:
+                break
+        return found, possible

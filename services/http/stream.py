@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mazziere.services.core.dispatch import Stalled
-from mazziere.services.gateway.errors import GatewayError
+from mazziere.services.errors import ServiceError
 
 Chunks = Callable[[bytes], Awaitable[None]]
 TRANSPORT = "mazziere.transport"
@@ -30,7 +30,7 @@ class WrittenStream(Response):
     def __init__(
         self,
         produce: Callable[[Chunks], Awaitable[None]],
-        last: Callable[[GatewayError | None, bool], bytes | Response],
+        last: Callable[[ServiceError | None, bool], bytes | Response],
         media_type: str,
         *,
         headers: Callable[[], Iterable[tuple[str, str]]] = tuple,
@@ -57,10 +57,10 @@ class WrittenStream(Response):
             await start()
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
-        error: GatewayError | None = None
+        error: ServiceError | None = None
         try:
             await _until_disconnect(self.produce(write), receive)
-        except GatewayError as exc:
+        except ServiceError as exc:
             error = exc
         except Stalled:
             transport = scope.get(TRANSPORT)
