@@ -235,7 +235,10 @@ class Host:
         after ``after`` (one resuming; -1: from the opening)."""
         if after == 0 or after < -1 or after > record.seq:
             snapshot = await self._snapshot(record, view, call)
-            yield Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))), snapshot.seq
+            yield (
+                Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))),
+                snapshot.seq,
+            )
             return
         yield hpb.WatchResponse(presence=self._presence(record)), after
         async for update in self._steps(record.table_id, view, after):

@@ -32,7 +32,7 @@ import yaml
 
 from mazziere.services.cli import main as cli_main
 from mazziere.services.config import Config, ConfigError
-from mazziere.services.http import app as gateway_app
+from mazziere.services.http import web as gateway_web
 from mazziere.services.table.channel import ROUND_ROBIN, channel_options, spreads
 from mazziere.services.table.sealing import Keyring
 
@@ -902,8 +902,8 @@ def test_the_image_serves_the_web_table_where_the_gateway_looks() -> None:
     (python,) = [base for base, name in stages() if name == "build"]
     minor = python.partition(":")[2].split("-")[0]
     # WEB_DIST is clients/web/dist beside the package: the repository root here, the installed package there.
-    package = Path(gateway_app.__file__).resolve().parents[2]
-    relative = PurePosixPath(gateway_app.WEB_DIST.relative_to(package).as_posix())
+    package = Path(gateway_web.__file__).resolve().parents[2]
+    relative = PurePosixPath(gateway_web.WEB_DIST.relative_to(package).as_posix())
     assert PurePosixPath(destination) == PurePosixPath(f"/opt/venv/lib/python{minor}/site-packages/mazziere") / relative
     assert "WEB_DIST / 'index.html'" in " ".join(dockerfile("RUN")), "the build checks the gateway finds the page"
 

@@ -17,7 +17,7 @@ import pytest
 
 from mazziere.services.config import Config
 from mazziere.services.core.backend import Backend
-from mazziere.services.http import app as gateway_app
+from mazziere.services.http import web as gateway_web
 from mazziere.services.http.app import create_app
 from mazziere.services.http.headers import SecurityHeaders
 from tests.gateway.conftest import BASE, ORIGIN, Gateway
@@ -133,7 +133,7 @@ def web_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "index.html").write_text('<!doctype html><div id="app"></div><script src="app.js" defer></script>')
     (tmp_path / "app.js").write_text("console.log(1);\n")
     (tmp_path / "app.js.map").write_text('{"version": 3, "sources": ["src/main.ts"]}')
-    monkeypatch.setattr(gateway_app, "WEB_DIST", tmp_path)
+    monkeypatch.setattr(gateway_web, "WEB_DIST", tmp_path)
     return tmp_path
 
 

@@ -46,32 +46,21 @@ RETRY_MAX_S = 5.0
 """The wait before connecting again after a failed attempt, doubled each time up to this."""
 
 _SQL = schema.POSTGRES.sql
-INSERT_TABLE = _SQL(schema.INSERT_TABLE)
-SELECT_TABLE = _SQL(schema.SELECT_TABLE)
-SELECT_CAPABILITIES = _SQL(schema.SELECT_CAPABILITIES)
-INSERT_CAPABILITY = _SQL(schema.INSERT_CAPABILITY)
-UPSERT_CAPABILITY = _SQL(schema.UPSERT_CAPABILITY)
-INSERT_STEP = _SQL(schema.INSERT_STEP)
-INSERT_SEEN = _SQL(schema.INSERT_SEEN)
-ADVANCE = _SQL(schema.ADVANCE)
-CLOSE = _SQL(schema.CLOSE)
-SELECT_SEEN = _SQL(schema.SELECT_SEEN)
+SQL = schema.Statements.of(schema.POSTGRES)
 CLAIM = _SQL(
     "WITH claimed AS (UPDATE tables SET lease_owner = %s, lease_until_ms = %s "
     f"WHERE table_id IN (SELECT table_id {schema.DUE} FOR UPDATE SKIP LOCKED) RETURNING table_id, seq, due_ms) "
     "SELECT table_id, seq FROM claimed ORDER BY due_ms, table_id"
 )
-EXPIRE = _SQL(schema.EXPIRE)
-COUNT = _SQL(schema.COUNT)
 NOTIFY = "SELECT pg_notify(%s, %s)"
 
 
 async def _append(conn: Connection, table_id: str, step: Step) -> None:
     row, seen = schema.step_rows(table_id, step)
-    await conn.execute(INSERT_STEP, row)
+    await conn.execute(SQL.insert_step, row)
     if seen:
         async with conn.cursor() as cursor:
-            await cursor.executemany(INSERT_SEEN, seen)
+            await cursor.executemany(SQL.insert_seen, seen)
 
 
 class PostgresStore:
@@ -152,41 +141,41 @@ class PostgresStore:
 
     async def create(self, table: TableRecord, first: Step) -> None:
         async with self._transaction("create") as conn:
-            await conn.execute(INSERT_TABLE, schema.table_row(table, self._clock()))
+            await conn.execute(SQL.insert_table, schema.table_row(table, self._clock()))
             if table.capabilities:
                 async with conn.cursor() as cursor:
                     rows = [(table.table_id, audience, digest) for audience, digest in table.capabilities.items()]
-                    await cursor.executemany(INSERT_CAPABILITY, rows)
+                    await cursor.executemany(SQL.insert_capability, rows)
             await _append(conn, table.table_id, first)
 
     async def get(self, table_id: str) -> TableRecord | None:
         async with self._transaction("get") as conn:
-            row = await (await conn.execute(SELECT_TABLE, (table_id,))).fetchone()
+            row = await (await conn.execute(SQL.select_table, (table_id,))).fetchone()
             if row is None:
                 return None
-            capabilities = await (await conn.execute(SELECT_CAPABILITIES, (table_id,))).fetchall()
+            capabilities = await (await conn.execute(SQL.select_capabilities, (table_id,))).fetchall()
             return schema.table_record(row, capabilities)
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
         async with self._transaction("advance") as conn:
             parameters = (token, step.seq, due_ms, self._clock(), table_id, expected_seq)
-            if (await conn.execute(ADVANCE, parameters)).rowcount != 1:
+            if (await conn.execute(SQL.advance, parameters)).rowcount != 1:
                 return False
             await _append(conn, table_id, step)
             return True
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         async with self._transaction("steps") as conn:
-            rows = await (await conn.execute(SELECT_SEEN, (table_id, audience, after_seq, limit))).fetchall()
+            rows = await (await conn.execute(SQL.select_seen, (table_id, audience, after_seq, limit))).fetchall()
             return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
         async with self._transaction("set_capability") as conn:
-            await conn.execute(UPSERT_CAPABILITY, (audience, digest, table_id))
+            await conn.execute(SQL.upsert_capability, (audience, digest, table_id))
 
     async def close(self, table_id: str, step: Step) -> bool:
         async with self._transaction("close") as conn:
-            if (await conn.execute(CLOSE, (step.seq, self._clock(), table_id, step.seq))).rowcount != 1:
+            if (await conn.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq))).rowcount != 1:
                 return False
             await _append(conn, table_id, step)
             return True
@@ -198,11 +187,11 @@ class PostgresStore:
 
     async def expire(self, idle_before_ms: int) -> int:
         async with self._transaction("expire") as conn:
-            return (await conn.execute(EXPIRE, (idle_before_ms,))).rowcount
+            return (await conn.execute(SQL.expire, (idle_before_ms,))).rowcount
 
     async def count(self) -> int:
         async with self._transaction("count") as conn:
-            row = await (await conn.execute(COUNT)).fetchone()
+            row = await (await conn.execute(SQL.count)).fetchone()
             return int(row[0]) if row else 0
 
     async def notify(self, table_id: str, seq: int) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from mazziere.services.host.store.base import SCHEMA_VERSION, Step, StoreError, TableRecord
 
-__all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "Dialect"]
+__all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "Dialect", "Statements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,3 +193,39 @@ def step_rows(table_id: str, step: Step) -> tuple[tuple[str, int, bytes], list[t
     """The parameters of :data:`INSERT_STEP` and of each :data:`INSERT_SEEN` for ``step``."""
     seen = [(table_id, audience, step.seq, body) for audience, body in step.seen.items()]
     return (table_id, step.seq, step.action), seen
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """The statements both stores run, in one dialect."""
+
+    insert_table: str
+    select_table: str
+    select_capabilities: str
+    insert_capability: str
+    upsert_capability: str
+    insert_step: str
+    insert_seen: str
+    advance: str
+    close: str
+    select_seen: str
+    expire: str
+    count: str
+
+    @classmethod
+    def of(cls, dialect: Dialect) -> Statements:
+        texts = (
+            INSERT_TABLE,
+            SELECT_TABLE,
+            SELECT_CAPABILITIES,
+            INSERT_CAPABILITY,
+            UPSERT_CAPABILITY,
+            INSERT_STEP,
+            INSERT_SEEN,
+            ADVANCE,
+            CLOSE,
+            SELECT_SEEN,
+            EXPIRE,
+            COUNT,
+        )
+        return cls(*(dialect.sql(text) for text in texts))

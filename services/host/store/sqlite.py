@@ -32,20 +32,9 @@ MEMORY = ":memory:"
 """The path of a database in memory (tests): no file, no lock, gone when closed."""
 
 _SQL = schema.SQLITE.sql
-INSERT_TABLE = _SQL(schema.INSERT_TABLE)
-SELECT_TABLE = _SQL(schema.SELECT_TABLE)
-SELECT_CAPABILITIES = _SQL(schema.SELECT_CAPABILITIES)
-INSERT_CAPABILITY = _SQL(schema.INSERT_CAPABILITY)
-UPSERT_CAPABILITY = _SQL(schema.UPSERT_CAPABILITY)
-INSERT_STEP = _SQL(schema.INSERT_STEP)
-INSERT_SEEN = _SQL(schema.INSERT_SEEN)
-ADVANCE = _SQL(schema.ADVANCE)
-CLOSE = _SQL(schema.CLOSE)
-SELECT_SEEN = _SQL(schema.SELECT_SEEN)
+SQL = schema.Statements.of(schema.SQLITE)
 DUE = _SQL("SELECT table_id, seq " + schema.DUE)
 LEASE = _SQL(schema.LEASE)
-EXPIRE = _SQL(schema.EXPIRE)
-COUNT = _SQL(schema.COUNT)
 
 
 @contextmanager
@@ -62,8 +51,8 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
 
 def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
     row, seen = schema.step_rows(table_id, step)
-    db.execute(INSERT_STEP, row)
-    db.executemany(INSERT_SEEN, seen)
+    db.execute(SQL.insert_step, row)
+    db.executemany(SQL.insert_seen, seen)
 
 
 class SqliteStore:
@@ -144,22 +133,22 @@ class SqliteStore:
 
     def _create(self, table: TableRecord, first: Step, db: sqlite3.Connection) -> None:
         with _transaction(db):
-            db.execute(INSERT_TABLE, schema.table_row(table, self._clock()))
-            db.executemany(INSERT_CAPABILITY, [(table.table_id, a, d) for a, d in table.capabilities.items()])
+            db.execute(SQL.insert_table, schema.table_row(table, self._clock()))
+            db.executemany(SQL.insert_capability, [(table.table_id, a, d) for a, d in table.capabilities.items()])
             _append(db, table.table_id, first)
 
     @staticmethod
     def _get(table_id: str, db: sqlite3.Connection) -> TableRecord | None:
-        row = db.execute(SELECT_TABLE, (table_id,)).fetchone()
+        row = db.execute(SQL.select_table, (table_id,)).fetchone()
         if row is None:
             return None
-        return schema.table_record(row, db.execute(SELECT_CAPABILITIES, (table_id,)).fetchall())
+        return schema.table_record(row, db.execute(SQL.select_capabilities, (table_id,)).fetchall())
 
     def _advance(
         self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, db: sqlite3.Connection
     ) -> bool:
         with _transaction(db):
-            changed = db.execute(ADVANCE, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
+            changed = db.execute(SQL.advance, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
             if changed != 1:
                 return False
             _append(db, table_id, step)
@@ -167,7 +156,7 @@ class SqliteStore:
 
     def _close_table(self, table_id: str, step: Step, db: sqlite3.Connection) -> bool:
         with _transaction(db):
-            if db.execute(CLOSE, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
+            if db.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
                 return False
             _append(db, table_id, step)
             return True
@@ -211,11 +200,11 @@ class SqliteStore:
         return await self._run(partial(self._advance, table_id, expected_seq, token, due_ms, step))
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
-        rows = await self._run(partial(self._read, SELECT_SEEN, (table_id, audience, after_seq, limit)))
+        rows = await self._run(partial(self._read, SQL.select_seen, (table_id, audience, after_seq, limit)))
         return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
-        await self._run(partial(self._write, UPSERT_CAPABILITY, (audience, digest, table_id)))
+        await self._run(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
 
     async def close(self, table_id: str, step: Step) -> bool:
         return await self._run(partial(self._close_table, table_id, step))
@@ -224,10 +213,10 @@ class SqliteStore:
         return await self._run(partial(self._claim, now_ms, lease_ms, owner, limit))
 
     async def expire(self, idle_before_ms: int) -> int:
-        return await self._run(partial(self._write, EXPIRE, (idle_before_ms,)))
+        return await self._run(partial(self._write, SQL.expire, (idle_before_ms,)))
 
     async def count(self) -> int:
-        rows = await self._run(partial(self._read, COUNT, ()))
+        rows = await self._run(partial(self._read, SQL.count, ()))
         return int(rows[0][0])
 
     async def listen(self, listener: Listener) -> None:
