@@ -1,9 +1,17 @@
-"""TableService's methods as the call core serves them: each handler, its request message and its cost class."""
+"""TableService's methods as the call core serves them, made from the contract: each RPC's handler (the method of
+:class:`~mazziere.services.table.service.TableService` named after it), its request message and its cost class.
+A new RPC needs its handler and, if it costs more than a move, a line in :data:`COSTS`."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any
+
+from google.protobuf.message_factory import GetMessageClass
+
 from mazziere.services.core.admission import CostClass
-from mazziere.services.core.dispatch import Method, always
+from mazziere.services.core.dispatch import Method, a_move, always
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.table.service import TableService
 
@@ -17,24 +25,36 @@ def act_cost(request: svc.ActRequest) -> CostClass:
     return CostClass.BOT if request.auto_play in SAMPLING_POLICIES else CostClass.MOVE
 
 
+COSTS: dict[str, Callable[[Any], CostClass]] = {
+    "Act": act_cost,
+    "Advise": always(CostClass.ADVICE),
+    "Replay": always(CostClass.REPLAY),
+    "StreamReplay": always(CostClass.REPLAY),
+}
+"""What a call of each RPC costs, where more than a move."""
+
+
+def handler_name(rpc: str) -> str:
+    """The handler of an RPC: ``CreateTable`` -> ``create_table``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", rpc).lower()
+
+
 def table_methods(service: TableService) -> list[Method]:
-    """The served handlers: those of the answers that carry the table answer them written on demand
-    (:class:`~mazziere.services.wire.answers.Written`), each transport taking the form it sends."""
-    replay = always(CostClass.REPLAY)
-    return [
-        Method(SERVICE_NAME, "ListGames", service.list_games, svc.ListGamesRequest),
-        Method(SERVICE_NAME, "CreateTable", service.answer_create_table, svc.CreateTableRequest, creates_table=True),
-        Method(SERVICE_NAME, "Act", service.answer_act, svc.ActRequest, cost=act_cost),
-        Method(SERVICE_NAME, "GetView", service.answer_get_view, svc.GetViewRequest),
-        Method(SERVICE_NAME, "Replay", service.answer_replay, svc.ReplayRequest, cost=replay),
-        Method(
-            SERVICE_NAME,
-            "StreamReplay",
-            service.answer_stream_replay,
-            svc.StreamReplayRequest,
-            cost=replay,
-            streaming=True,
-        ),
-        Method(SERVICE_NAME, "Advise", service.advise, svc.AdviseRequest, cost=always(CostClass.ADVICE)),
-        Method(SERVICE_NAME, "Gather", service.gather, svc.GatherRequest),
-    ]
+    """Every RPC of TableService with its handler: ``answer_<name>`` where the answer is written on demand
+    (:class:`~mazziere.services.wire.answers.Written`, each transport taking the form it sends), else ``<name>``."""
+    methods = []
+    for rpc in TABLE_SERVICE.methods:
+        name = handler_name(rpc.name)
+        handler = getattr(service, f"answer_{name}", None) or getattr(service, name)
+        methods.append(
+            Method(
+                SERVICE_NAME,
+                rpc.name,
+                handler,
+                GetMessageClass(rpc.input_type),
+                cost=COSTS.get(rpc.name, a_move),
+                streaming=rpc.server_streaming,
+                creates_table=rpc.name == "CreateTable",
+            )
+        )
+    return methods

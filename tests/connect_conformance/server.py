@@ -4,7 +4,7 @@
 code, made by the test) reads a size-prefixed ``ServerCompatRequest`` from stdin, serves
 ``ConformanceService`` on 127.0.0.1 at a free port through the project's own pieces (the call core's
 Dispatcher with the reference handler's Methods, InProcessBackend, the Connect and gRPC-Web routes of
-``services/gateway/connect.py``, uvicorn as ``mazziere serve`` runs it), writes a size-prefixed
+``services/http/connect.py``, uvicorn as ``mazziere serve`` runs it), writes a size-prefixed
 ``ServerCompatResponse`` to stdout and serves until SIGTERM.
 """
 
