@@ -15,7 +15,7 @@ import asyncio
 import contextvars
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +108,9 @@ class Dispatcher:
         self.closing = threading.Event()
         """Set near the end of a shutdown's grace: calls that have not started are refused as SHUTTING_DOWN."""
         self._waiting: set[asyncio.Future[Any]] = set()
+        self.draining = False
+        """Set by :meth:`drain`: host streams end, and no new one is taken."""
+        self._hosted: set[asyncio.Task[Any]] = set()
 
     def method(self, service: str, name: str) -> Method | None:
         return self.methods.get((service, name))
@@ -179,31 +182,17 @@ class Dispatcher:
         rid = request_id(call.metadata)
         span = tracing.begin(method.service, method.name, call.metadata, rid)
         code, reason = grpc.StatusCode.OK, ""
-        ticket: Ticket | None = None
         limits: _Limits | None = None
-        steps: Iterator[Any] | None = None
-        step: futures.Future[Any] | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
             if method.hosted:
-                answers = method.handler(message, call)
                 try:
-                    async for answer in answers:
-                        await self._write(write, _written(answer, wire, encode))
+                    await self._hosted_stream(method.handler(message, call), write, wire, encode)
                 finally:
-                    await answers.aclose()
-                return
-            pool = self.pools[cost]
-            self._check_open()
-            steps = iter(method.handler(message, call))
-            while True:
-                work = self._next if span is None else span.carry(self._next)
-                step = pool.submit(ticket.queued(work), steps, wire, encode)  # queued until a worker takes the step
-                item = await self._wait(step, limits)
-                step = None
-                if item is _DONE:
-                    return
-                await self._write(write, item)
+                    ticket.release()
+            else:  # its place is given back once the step in hand (if any) is over
+                steps = (method.handler, message, call, cost, ticket, limits, span)
+                await self._pooled_stream(*steps, write, wire, encode)
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
@@ -221,10 +210,60 @@ class Dispatcher:
         finally:
             if limits is not None:
                 limits.left.set()
-            self._end_stream(ticket, steps, step)
             self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
+
+    async def _hosted_stream(
+        self, answers: AsyncGenerator[Any], write: Write, wire: bool, encode: Encode | None
+    ) -> None:
+        """A host's stream (a coroutine's answers, on the loop), to its end; or ended at once by :meth:`drain`,
+        as SHUTTING_DOWN, so its client watches again (another replica, or this one once restarted)."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._hosted.add(task)
+        try:
+            async for answer in answers:
+                await self._write(write, _written(answer, wire, encode))
+        except asyncio.CancelledError:
+            if not (self.draining and task.uncancel() == 0):
+                raise
+            raise _shutting_down() from None
+        finally:
+            self._hosted.discard(task)
+            await answers.aclose()
+
+    async def _pooled_stream(
+        self,
+        handler: Handler,
+        message: Any,
+        call: Call,
+        cost: CostClass,
+        ticket: Ticket,
+        limits: _Limits,
+        span: tracing.CallSpan | None,
+        write: Write,
+        wire: bool,
+        encode: Encode | None,
+    ) -> None:
+        """A stream of steps each run on the workers of ``cost``; its place is given back once the step in hand
+        (if any) is over."""
+        steps: Iterator[Any] | None = None
+        step: futures.Future[Any] | None = None
+        try:
+            pool = self.pools[cost]
+            self._check_open()
+            steps = iter(handler(message, call))
+            while True:
+                work = self._next if span is None else span.carry(self._next)
+                step = pool.submit(ticket.queued(work), steps, wire, encode)  # queued until a worker takes the step
+                item = await self._wait(step, limits)
+                step = None
+                if item is _DONE:
+                    return
+                await self._write(write, item)
+        finally:
+            self._end_stream(ticket, steps, step)
 
     def _failed(self, method: Method, call: Call, rid: str, exc: Exception, span: tracing.CallSpan | None) -> None:
         self.observer.failed(method.name, call, rid, exc)
@@ -266,6 +305,13 @@ class Dispatcher:
         self.observer.count_finished(inner.finished)
         return answer
 
+    def drain(self) -> None:
+        """End every host stream now, as SHUTTING_DOWN, and take no new one (the shutdown's first step: unary calls
+        go on, and finish within the grace)."""
+        self.draining = True
+        for task in list(self._hosted):
+            task.get_loop().call_soon_threadsafe(task.cancel)
+
     def close(self) -> None:
         """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
         self.closing.set()
@@ -282,6 +328,8 @@ class Dispatcher:
         self, method: Method, request: bytes | Message, call: Call, timeout: float | None, span: tracing.CallSpan | None
     ) -> tuple[Any, CostClass, Ticket, _Limits]:
         self._check_open()
+        if self.draining and method.hosted and method.streaming:
+            raise _shutting_down()
         message = _parse(method, request) if isinstance(request, bytes) else request
         cost = method.cost(message)
         if span is not None:
@@ -313,7 +361,7 @@ class Dispatcher:
         except asyncio.CancelledError:
             limits.left.set()
             if self.closing.is_set():
-                raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry") from None
+                raise _shutting_down() from None
             raise
         finally:
             self._waiting.discard(waiter)
@@ -359,7 +407,7 @@ class Dispatcher:
 
     def _check_open(self) -> None:
         if self.closing.is_set():
-            raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
+            raise _shutting_down()
 
     def _check_size(self, data: bytes | int) -> Any:
         size = data if isinstance(data, int) else len(data)
@@ -411,6 +459,10 @@ class _Limits:
             f"the call ran over the server's limit of {limit} s; ask for less work at a time",
             limit_seconds=limit,
         )
+
+
+def _shutting_down() -> ServiceError:
+    return ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
 
 
 def _written(response: Any, wire: bool, encode: Encode | None) -> Any:

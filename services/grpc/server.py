@@ -196,8 +196,10 @@ class GrpcServer:
         return self.port
 
     async def not_serving(self) -> None:
-        """Health NOT_SERVING (so load balancers stop sending calls), before :meth:`stop`."""
+        """Health NOT_SERVING (so load balancers stop sending calls) and every host stream ended at once, as
+        SHUTTING_DOWN (its client watches again elsewhere), before :meth:`stop`."""
         await self.health.enter_graceful_shutdown()
+        self.dispatcher.drain()
         self.log.info("shutting_down", drain_seconds=self.config.drain_seconds)
 
     async def stop(self) -> None:

@@ -1,0 +1,79 @@
+"""A shutdown that players do not stare at: every open Watch ends at once with a typed end its client acts on
+(UNAVAILABLE, ErrorInfo SHUTTING_DOWN), whatever the transport; no new Watch is taken; and the server stops as soon
+as its calls in flight are over, not after the grace."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+from structlog.testing import capture_logs
+
+from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
+from mazziere.services.http.server import RestServer, bind
+from tests.host.test_host import cap, host_config, open_trentuno, start_host
+from tests.service.helpers import error_info
+
+CAPABILITY = "x-table-capability"
+GRACE = 10.0
+"""Far longer than a drain may take: a stop that waits for it fails the test."""
+
+
+def _logged(work: Callable[[], None], into: list[dict[str, Any]]) -> None:
+    with capture_logs() as logs:
+        work()
+    into += logs
+
+
+def test_a_shutdown_ends_every_watch_at_once_with_shutting_down(tmp_path: Path) -> None:
+    logs: list[dict[str, Any]] = []
+    hosted = start_host(host_config(tmp_path, grace_seconds=GRACE, heartbeat_seconds=60))
+    opened = open_trentuno(hosted.stub)
+    grpc_watch = hosted.stub.Watch(
+        hpb.WatchRequest(table_id=opened.table_id), metadata=cap(opened.spectators.capability)
+    )
+    next(grpc_watch)  # the table as it is
+    fastapi = hosted.app.rest()
+    sock = bind("127.0.0.1", 0)
+    rest = RestServer(fastapi, sock, grace_seconds=GRACE)
+    thread = threading.Thread(target=lambda: asyncio.run(rest.run_on_socket()), daemon=True)
+    thread.start()
+    while not rest.started:
+        time.sleep(0.01)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mazziere.v1.HostService/Watch"
+    body = json.dumps({"tableId": opened.table_id}).encode()
+    headers = {"content-type": "application/connect+json", CAPABILITY: opened.spectators.capability}
+    with (
+        httpx.Client(timeout=30) as http,
+        http.stream("POST", url, content=len(body).to_bytes(5, "big") + body, headers=headers) as connect,
+    ):
+        frames = connect.iter_bytes()
+        assert next(frames)  # the first envelope: the table as it is
+        started = time.monotonic()
+        down = threading.Thread(target=lambda: _logged(hosted.server.shutdown, logs))
+        down.start()
+        try:
+            next(grpc_watch)
+            raise AssertionError("the Watch went on after the shutdown began")
+        except grpc.RpcError as exc:
+            assert exc.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_info(exc).reason == "SHUTTING_DOWN"
+        ended = time.monotonic() - started
+        rest_of_stream = b"".join(frames)
+    end = json.loads(rest_of_stream[5:])  # Connect's end-stream message
+    assert end["error"]["code"] == "unavailable"
+    assert any(d.get("debug", {}).get("reason") == "SHUTTING_DOWN" for d in end["error"]["details"])
+    down.join(GRACE)
+    stopped = time.monotonic() - started
+    rest.should_exit = True
+    thread.join(5)
+    assert ended < 1.0, f"the Watch ended {ended:.2f} s after the shutdown began"
+    assert not [e for e in logs if e["log_level"] in ("error", "critical")], logs
+    assert stopped < GRACE / 2, f"the server took {stopped:.2f} s to stop, with nothing in flight"
