@@ -200,6 +200,7 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
         bot_delay_ms=config.bot_delay_ms,
         table_idle_hours=config.table_idle_hours,
         heartbeat_seconds=config.heartbeat_seconds,
+        timer_moves=config.timer_moves,
     )
     return Host(open_store(config.store), tables, settings, HostMetrics(metrics.registry))
 

@@ -95,6 +95,9 @@ class Config:
     """Watch streams taken at a time (beyond: OVERLOADED)."""
     heartbeat_seconds: float = 15.0
     """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
+    timer_moves: int = 8
+    """Due turns (a bot's, or a person's whose time ran out) the host plays at a time; one table's bot thinking
+    never holds another's timer back below this bound."""
 
     rest_host: str = "0.0.0.0"
     rest_port: int = 8080
@@ -183,11 +186,10 @@ class Config:
                 f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "
                 "serves one host process"
             )
-        if self.turn_seconds < 1 or self.heartbeat_seconds <= 0 or self.watchers < 1 or self.table_idle_hours <= 0:
-            raise ConfigError(
-                "MAZZIERE_TURN_SECONDS and MAZZIERE_WATCHERS must be >= 1, MAZZIERE_HEARTBEAT_SECONDS and "
-                "MAZZIERE_TABLE_IDLE_HOURS > 0"
-            )
+        if min(self.turn_seconds, self.watchers, self.timer_moves) < 1:
+            raise ConfigError("MAZZIERE_TURN_SECONDS, MAZZIERE_WATCHERS and MAZZIERE_TIMER_MOVES must be >= 1")
+        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0:
+            raise ConfigError("MAZZIERE_HEARTBEAT_SECONDS and MAZZIERE_TABLE_IDLE_HOURS must be > 0")
 
     def _check_ports(self) -> None:
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):

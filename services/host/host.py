@@ -45,6 +45,9 @@ PAGE = 500
 """Steps read from the store at a time."""
 LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
+HOUSEKEEPING_SECONDS = 10.0
+EXPIRE_EVERY = 6
+"""Idle tables are removed every this many housekeeping rounds (a minute)."""
 
 
 class Host:
@@ -69,18 +72,20 @@ class Host:
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        self._firing: set[asyncio.Task[None]] = set()
 
     # -- lifecycle --------------------------------------------------------------------------------------
 
     async def start(self) -> None:
         await self.store.open()
-        await self.store.listen(self._heard)
-        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._expiry())]
+        await self.store.listen(self._heard, self._missed)
+        self.metrics.tables.set(await self._stored(self.store.count()))
+        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._housekeeping())]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._firing]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._firing, return_exceptions=True)
         await self.store.aclose()
 
     def methods(self) -> list[Method]:
@@ -205,20 +210,23 @@ class Host:
         record, audience = await self._open(request.table_id, call)
         view = SPECTATORS if audience == OWNER else audience
         seat = int(audience) if audience.isdigit() else None
-        with self._watching(record.table_id, seat) as queue:
+        with self._watching(record, seat) as queue:
             last = request.after_seq
             async for item, seq in self._catch_up(record, view, request.after_seq, call):
                 last = seq
                 yield item
+            if record.closed and last >= record.seq:  # told the table's end already
+                return
             async for item in self._follow(record, view, last, queue):
                 yield item
 
     @contextmanager
-    def _watching(self, table_id: str, seat: int | None) -> Iterator[asyncio.Queue[News]]:
+    def _watching(self, record: TableRecord, seat: int | None) -> Iterator[asyncio.Queue[News]]:
         """A watcher's place: its seat told present to the others, then its queue of the table's news."""
+        table_id = record.table_id
         if seat is not None:
             self.hub.arrive(table_id, seat)  # told to the others; then this stream listens, then reads the table
-        queue = self.hub.subscribe(table_id)
+        queue = self.hub.subscribe(table_id, record.seq)
         self.metrics.watchers.inc()
         try:
             yield queue
@@ -253,10 +261,10 @@ class Host:
                 async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
                     news = await queue.get()
             except TimeoutError:
-                yield hpb.WatchResponse(heartbeat=True)
+                yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
                 continue
             if news.seq == 0:
-                yield hpb.WatchResponse(presence=self._presence(record))
+                yield hpb.WatchResponse(presence=self._presence(record), seq=self.hub.latest(record.table_id))
                 continue
             if news.seq <= last:
                 continue
@@ -361,53 +369,70 @@ class Host:
     # -- the turn timer ---------------------------------------------------------------------------------
 
     async def _timers(self) -> None:
-        """Play every due turn: claimed with a lease, so exactly one host plays each."""
+        """Play every due turn, up to ``timer_moves`` at a time (so one table's bot thinking never holds another's
+        timer back): each claimed with a lease, so exactly one host plays it."""
         while True:
             try:
-                now = self._now_ms()
-                for table_id, seq in await self.store.claim_due(now, LEASE_MS, self.replica):
-                    await self._fire(table_id, seq, now)
+                free = self.settings.timer_moves - len(self._firing)
+                if free > 0:
+                    now = self._now_ms()
+                    for table_id, seq in await self.store.claim_due(now, LEASE_MS, self.replica, free):
+                        task = asyncio.create_task(self._fire(table_id, seq, now))
+                        self._firing.add(task)
+                        task.add_done_callback(self._firing.discard)
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("timer_store_error", error=str(exc))
-            except Exception as exc:  # a timer must never stop the loop
-                self.log.exception("timer_failed", exc_info=exc)
             await asyncio.sleep(self.settings.timer_poll_seconds)
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
-        record = await self.store.get(table_id)
-        if record is None or record.closed or record.seq != seq or not record.due_ms:
-            return
-        self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
-        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
-        if view.is_over or not view.to_act:
-            return
-        settings = Settings.decode(record.settings)
-        seat = view.to_act[0]
-        policy = settings.bots[seat] or TIMER_POLICY
+        """Play one due turn: a bot's, or a person's whose time ran out (cautiously)."""
         try:
-            await self._move(table_id, seq, Call(), auto=(policy, seat))
+            record = await self.store.get(table_id)
+            if record is None or record.closed or record.seq != seq or not record.due_ms:
+                return
+            self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
+            view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
+            if view.is_over or not view.to_act:
+                return
+            settings = Settings.decode(record.settings)
+            seat = view.to_act[0]
+            await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
         except ServiceError as exc:
             if exc.reason != ServiceReason.STALE_SEQUENCE.value:
                 self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+        except StoreError as exc:
+            self.metrics.store_errors.inc()
+            self.log.warning("timer_store_error", error=str(exc))
+        except Exception as exc:  # a timer must never stop the host
+            self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
 
-    async def _expiry(self) -> None:
+    async def _housekeeping(self) -> None:
+        """Every ten seconds, count the store's open tables; every minute, remove the idle ones."""
+        ticks = 0
         while True:
+            await asyncio.sleep(HOUSEKEEPING_SECONDS)
+            ticks += 1
             try:
-                idle = self._now_ms() - int(self.settings.table_idle_hours * 3_600_000)
-                removed = await self.store.expire(idle)
-                if removed:
-                    self.log.info("tables_expired", count=removed)
+                if ticks % EXPIRE_EVERY == 0:
+                    idle = self._now_ms() - int(self.settings.table_idle_hours * 3_600_000)
+                    if removed := await self.store.expire(idle):
+                        self.log.info("tables_expired", count=removed)
                 self.metrics.tables.set(await self.store.count())
             except StoreError as exc:
                 self.metrics.store_errors.inc()
-                self.log.warning("expiry_store_error", error=str(exc))
-            await asyncio.sleep(60)
+                self.log.warning("housekeeping_store_error", error=str(exc))
 
     # -- parts ------------------------------------------------------------------------------------------
 
     async def _heard(self, table_id: str, seq: int) -> None:
         self.hub.publish(table_id, seq)
+
+    async def _missed(self) -> None:
+        """The store may have lost notifications: each watched table's latest seq, read again, wakes the watchers
+        it left behind (they read the steps they lack from the store)."""
+        for table_id, seq in (await self.store.seqs(self.hub.watched())).items():
+            self.hub.publish(table_id, seq)
 
     async def _record(self, table_id: str) -> TableRecord:
         record = await self._stored(self.store.get(table_id))
@@ -427,7 +452,8 @@ class Host:
         if audience.isdigit():
             request.seat, request.seat_key = int(audience), record.seat_keys[int(audience)]
         view = await self.tables.get_view(request, call)
-        return Told(view, record.game, record.due_ms, snapshot=True, closed=record.closed).update(audience)
+        told = Told(view, record.game, record.due_ms, snapshot=True, closed=record.closed, seq=record.seq)
+        return told.update(audience)
 
     async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[StoredUpdate]:
         """What ``audience`` saw of every step after ``after``, read from the store in pages."""

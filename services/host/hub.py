@@ -29,10 +29,13 @@ class Hub:
     def __init__(self) -> None:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
         self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
+        self._latest: dict[str, int] = {}
 
-    def subscribe(self, table_id: str) -> asyncio.Queue[News]:
+    def subscribe(self, table_id: str, seq: int) -> asyncio.Queue[News]:
+        """A queue of ``table_id``'s news, for a watcher who read it at ``seq``."""
         queue: asyncio.Queue[News] = asyncio.Queue(maxsize=256)
         self._queues[table_id].add(queue)
+        self._latest[table_id] = max(seq, self._latest.get(table_id, 0))
         return queue
 
     def unsubscribe(self, table_id: str, queue: asyncio.Queue[News]) -> None:
@@ -41,8 +44,19 @@ class Hub:
             queues.discard(queue)
             if not queues:
                 del self._queues[table_id]
+                self._latest.pop(table_id, None)
+
+    def watched(self) -> list[str]:
+        """The tables this process has watchers of."""
+        return list(self._queues)
+
+    def latest(self, table_id: str) -> int:
+        """The latest seq of a watched table this process has heard of."""
+        return self._latest.get(table_id, 0)
 
     def publish(self, table_id: str, seq: int, told: Told | None = None) -> None:
+        if seq and table_id in self._latest:
+            self._latest[table_id] = max(seq, self._latest[table_id])
         news = News(seq, time.monotonic(), told)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest

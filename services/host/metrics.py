@@ -9,7 +9,9 @@ _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 
 class HostMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.tables = Gauge("mazziere_host_tables", "Tables the host's store keeps.", registry=registry)
+        self.tables = Gauge(
+            "mazziere_host_tables", "Open tables (not closed) the host's store keeps.", registry=registry
+        )
         self.opened = Counter("mazziere_host_tables_opened_total", "Tables opened by this host.", registry=registry)
         self.moves = Counter(
             "mazziere_host_moves_total",

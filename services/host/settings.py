@@ -14,6 +14,7 @@ class HostSettings:
     table_idle_hours: float = 72.0
     heartbeat_seconds: float = 15.0
     timer_poll_seconds: float = 0.2
+    timer_moves: int = 8
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,22 +94,29 @@ class Carrying(Written[Any]):
 
 class Told:
     """A step as the host tells it: TableService's ``reply``, the table's ``game``, and when the next turn ends
-    (``due_ms``; 0: no timer). ``snapshot``: the table as it is, not a change; ``closed``: the table is closed."""
+    (``due_ms``; 0: no timer). ``snapshot``: the table as it is, not a change; ``closed``: the table is closed (a
+    closed table's snapshot is at its closing ``seq``, one past its state's)."""
 
-    __slots__ = ("_items", "_updates", "closed", "due_ms", "game", "reply", "snapshot")
+    __slots__ = ("_items", "_updates", "closed", "due_ms", "game", "reply", "seq", "snapshot")
 
-    def __init__(self, reply: Reply, game: str, due_ms: int, *, snapshot: bool = False, closed: bool = False) -> None:
+    def __init__(
+        self,
+        reply: Reply,
+        game: str,
+        due_ms: int,
+        *,
+        snapshot: bool = False,
+        closed: bool = False,
+        seq: int | None = None,
+    ) -> None:
         self.reply = reply
         self.game = game
         self.due_ms = due_ms
         self.snapshot = snapshot
         self.closed = closed
+        self.seq = reply.seq if seq is None else seq
         self._updates: dict[str, Update] = {}
         self._items: dict[str, Carrying] = {}
-
-    @property
-    def seq(self) -> int:
-        return self.reply.seq
 
     def update(self, audience: str) -> Update:
         """``audience``'s HostedUpdate (the owner sees what the spectators see)."""
@@ -135,7 +142,7 @@ class Told:
 
     def _bytes(self, viewer: Viewer) -> bytes:
         reply = self.reply
-        parts = [_SEQ + varint(reply.seq)] if reply.seq else []
+        parts = [_SEQ + varint(self.seq)] if self.seq else []
         parts.append(length_delimited(_UPDATE, reply.update(viewer)))
         if reply.to_act:
             parts.append(length_delimited(_TO_ACT, b"".join(map(varint, reply.to_act))))
@@ -154,7 +161,7 @@ class Told:
 
     def _json(self, viewer: Viewer) -> dict[str, Any]:
         reply = self.reply
-        data: dict[str, Any] = {"seq": str(reply.seq)} if reply.seq else {}
+        data: dict[str, Any] = {"seq": str(self.seq)} if self.seq else {}
         data["update"] = reply.update_json(viewer)
         if reply.to_act:
             data["toAct"] = list(reply.to_act)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,6 +52,8 @@ class Step:
 
 Listener = Callable[[str, int], Awaitable[None]]
 """Told ``(table_id, seq)`` for every step applied by any host on the store (this one included)."""
+Missed = Callable[[], Awaitable[None]]
+"""Told that the store may have missed notifications (its listening connection came back after a drop)."""
 
 
 class Store(Protocol):
@@ -99,11 +101,16 @@ class Store(Protocol):
         ...
 
     async def count(self) -> int:
-        """How many tables the store keeps."""
+        """How many open (not closed) tables the store keeps."""
         ...
 
-    async def listen(self, listener: Listener) -> None:
-        """Call ``listener`` for every step applied from now on, by this host or another on the same store."""
+    async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The latest ``seq`` of each of these tables the store keeps."""
+        ...
+
+    async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
+        """Call ``listener`` for every step applied from now on, by this host or another on the same store, and
+        ``missed`` whenever notifications may have been lost meanwhile (then the listener catches up by itself)."""
         ...
 
     async def notify(self, table_id: str, seq: int) -> None:

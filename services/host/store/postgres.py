@@ -17,7 +17,7 @@ so replicas starting together migrate once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import psycopg
@@ -28,7 +28,7 @@ from psycopg.rows import TupleRow
 
 from mazziere.services.core.logs import get_logger
 from mazziere.services.host.store import schema
-from mazziere.services.host.store.base import Listener, Step, StoreError, TableRecord
+from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 
 Connection = AsyncConnection[TupleRow]
 log = get_logger("mazziere.host.store")
@@ -83,6 +83,7 @@ class PostgresStore:
         self._ready = False
         self._closed = False
         self._listeners: list[Listener] = []
+        self._missed: list[Missed] = []
         self._listening: asyncio.Future[None] | None = None
         self._listen_task: asyncio.Task[None] | None = None
 
@@ -198,15 +199,27 @@ class PostgresStore:
         async with self._transaction("notify") as conn:
             await conn.execute(NOTIFY, (CHANNEL, f"{table_id}:{seq}"))
 
-    async def listen(self, listener: Listener) -> None:
+    async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        async with self._transaction("seqs") as conn:
+            found = {}
+            for table_id in table_ids:
+                row = await (await conn.execute(SQL.select_seq, (table_id,))).fetchone()
+                if row is not None:
+                    found[table_id] = int(row[0])
+            return found
+
+    async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
         """Listen from now on: returns once the listening connection listens (a StoreError if it cannot
-        connect)."""
+        connect). Each time it listens again after a drop, ``missed`` is told (a notification sent meanwhile was
+        lost)."""
         await self.open()
         if self._listening is None or self._listen_task is None or self._listen_task.done():
             self._listening = asyncio.get_running_loop().create_future()
             self._listen_task = asyncio.create_task(self._listen(self._listening), name="mazziere-host-listen")
         await asyncio.shield(self._listening)
         self._listeners.append(listener)
+        if missed is not None:
+            self._missed.append(missed)
 
     async def _listen(self, listening: asyncio.Future[None]) -> None:
         """Listen until closed: connect, LISTEN, hear; after a drop, connect again."""
@@ -225,6 +238,7 @@ class PostgresStore:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if listening.done():
                         log.info("host_store_listening_again", store=self._where)
+                        await self._catch_up()
                     else:
                         listening.set_result(None)
                     delay = RETRY_FIRST_S
@@ -238,6 +252,14 @@ class PostgresStore:
                 log.warning("host_store_listen_dropped", error=str(self._error("listen", error)), retry_s=delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_S)
+
+    async def _catch_up(self) -> None:
+        """Tell every listener that notifications may have been lost (while the connection was down)."""
+        for missed in list(self._missed):
+            try:
+                await missed()
+            except Exception:
+                log.exception("host_store_catch_up_failed")
 
     async def _hear(self, conn: Connection) -> None:
         """Pass on each notification; when none came for a while, check the server still answers (raises if not)."""
@@ -260,6 +282,7 @@ class PostgresStore:
             return
         self._closed = True
         self._listeners.clear()
+        self._missed.clear()
         if self._listen_task is not None:
             self._listen_task.cancel()
             await asyncio.gather(self._listen_task, return_exceptions=True)

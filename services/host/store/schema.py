@@ -121,6 +121,7 @@ SELECT_TABLE = (
     "FROM tables WHERE table_id = %s"
 )
 SELECT_CAPABILITIES = "SELECT audience, digest FROM capabilities WHERE table_id = %s"
+SELECT_SEQ = "SELECT seq FROM tables WHERE table_id = %s"
 INSERT_CAPABILITY = "INSERT INTO capabilities (table_id, audience, digest) VALUES (%s, %s, %s)"
 UPSERT_CAPABILITY = (
     "INSERT INTO capabilities (table_id, audience, digest) SELECT table_id, %s, %s FROM tables WHERE table_id = %s "
@@ -146,7 +147,7 @@ DUE = (
 )
 LEASE = "UPDATE tables SET lease_owner = %s, lease_until_ms = %s WHERE table_id = %s"
 EXPIRE = "DELETE FROM tables WHERE updated_ms < %s"
-COUNT = "SELECT count(*) FROM tables"
+COUNT = "SELECT count(*) FROM tables WHERE NOT closed"
 
 
 def now_ms() -> int:
@@ -211,6 +212,7 @@ class Statements:
     select_seen: str
     expire: str
     count: str
+    select_seq: str
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -227,5 +229,6 @@ class Statements:
             SELECT_SEEN,
             EXPIRE,
             COUNT,
+            SELECT_SEQ,
         )
         return cls(*(dialect.sql(text) for text in texts))

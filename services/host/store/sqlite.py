@@ -15,7 +15,7 @@ import asyncio
 import fcntl
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from mazziere.services.core.logs import get_logger
 from mazziere.services.host.store import schema
-from mazziere.services.host.store.base import Listener, Step, StoreError, TableRecord
+from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")
@@ -219,7 +219,16 @@ class SqliteStore:
         rows = await self._run(partial(self._read, SQL.count, ()))
         return int(rows[0][0])
 
-    async def listen(self, listener: Listener) -> None:
+    async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return await self._run(partial(self._seqs, list(table_ids)))
+
+    @staticmethod
+    def _seqs(table_ids: list[str], db: sqlite3.Connection) -> dict[str, int]:
+        found = ((table_id, db.execute(SQL.select_seq, (table_id,)).fetchone()) for table_id in table_ids)
+        return {table_id: int(row[0]) for table_id, row in found if row is not None}
+
+    async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
+        """In one process nothing is ever missed: ``missed`` is never called."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
         self._listeners.append(listener)
