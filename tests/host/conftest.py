@@ -19,7 +19,7 @@ import socket
 import sqlite3
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,19 @@ class Cluster:
     """A running PostgreSQL cluster of the tests' own, trusting local connections."""
 
     port: int
+    pg_ctl: Callable[..., None] = lambda *args: None
+    """Runs ``pg_ctl`` on the cluster with these arguments."""
     database = "mazziere"
 
     def url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{self.database}"
+
+    def stop(self) -> None:
+        """Stop the server at once (its clients' connections drop); :meth:`start` brings it back."""
+        self.pg_ctl("-m", "immediate", "-w", "stop")
+
+    def start(self) -> None:
+        self.pg_ctl("-w", "-t", "60", "start")
 
 
 def _binaries() -> Path | None:
@@ -85,14 +94,17 @@ def postgres_cluster() -> Iterator[Cluster]:
             logged = log.read_text() if log.exists() else ""
             pytest.fail(f"{' '.join(command[:2])} failed: {done.stdout}{done.stderr}{logged}", pytrace=False)
 
+    def pg_ctl(*args: str) -> None:
+        run(str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, *args)
+
     try:
         run(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
-        run(str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
+        pg_ctl("-w", "-t", "60", "start")
         try:
             run(str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", Cluster.database)
-            yield Cluster(port)
+            yield Cluster(port, pg_ctl)
         finally:
-            run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+            pg_ctl("-m", "immediate", "-w", "stop")
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

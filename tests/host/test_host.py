@@ -3,8 +3,10 @@ what never leaves it (state tokens, seat keys, other seats' cards)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import threading
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, replace
@@ -206,6 +208,32 @@ def test_a_closed_table_takes_no_move_and_tells_its_watchers(hosted: Hosted) -> 
     assert refused(lambda: play_first(hosted.stub, opened)) == "FAILED_PRECONDITION/TABLE_CLOSED"
 
 
+def test_a_watch_of_a_closed_table_ends_after_the_closing_update(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    closed = hosted.stub.CloseTable(
+        hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability)
+    )
+    spectators = cap(opened.spectators.capability)
+    for after in (0, -1):  # a new watcher, and one asking for the whole record: each stream ends at the close
+        request = hpb.WatchRequest(table_id=opened.table_id, after_seq=after)
+        updates = [
+            m.update for m in hosted.stub.Watch(request, metadata=spectators, timeout=20) if m.HasField("update")
+        ]
+        assert updates[-1].closed and updates[-1].seq == closed.seq, after
+    request = hpb.WatchRequest(table_id=opened.table_id, after_seq=closed.seq)  # one that saw the close already
+    assert not [m for m in hosted.stub.Watch(request, metadata=spectators, timeout=20) if m.HasField("update")]
+
+
+def test_a_closed_tables_snapshot_is_at_its_closing_seq(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    closed = hosted.stub.CloseTable(
+        hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability)
+    )
+    for capability in (opened.owner.capability, opened.spectators.capability, invites(opened)[0]):
+        now = table_of(hosted.stub, opened, capability).update
+        assert now.closed and now.seq == closed.seq
+
+
 def test_closing_a_table_reveals_the_pack_still_in_play_to_its_watchers(hosted: Hosted) -> None:
     """docs/fairness.md: the host's close gathers the table, so its record can be verified to the end."""
     opened = open_trentuno(hosted.stub)
@@ -329,6 +357,41 @@ def test_a_turn_not_played_in_time_is_played_by_the_host(hosted: Hosted) -> None
     first = table_of(hosted.stub, opened, keys[0]).update
     assert first.turn_ends_unix_ms > 0
     wait_for(lambda: table_of(hosted.stub, opened, keys[0]).update.seq > first.seq)
+
+
+def test_a_due_turn_never_waits_for_another_tables_move(hosted: Hosted) -> None:
+    """Two tables' turns run out; the first one's move hangs (a bot thinking, say): the second is played meanwhile."""
+    slow, quick = open_trentuno(hosted.stub, turn=1), open_trentuno(hosted.stub, turn=1)
+    release = threading.Event()
+    tables = hosted.host.tables
+    act = tables.act
+
+    async def hanging(request: Any, call: Any) -> Any:
+        if request.table_id == slow.table_id and request.auto_play:
+            await asyncio.get_running_loop().run_in_executor(None, release.wait, 30)
+        return await act(request, call)
+
+    tables.act = hanging  # type: ignore[method-assign]
+    try:
+        start = table_of(hosted.stub, quick, invites(quick)[0]).update.seq
+        wait_for(lambda: table_of(hosted.stub, quick, invites(quick)[0]).update.seq > start)
+        assert not release.is_set()
+    finally:
+        release.set()
+        tables.act = act  # type: ignore[method-assign]
+
+
+def test_the_open_tables_are_counted_from_the_start(tmp_path: Path) -> None:
+    config = host_config(tmp_path)
+    first = start_host(config)
+    opened = [open_trentuno(first.stub) for _ in range(3)]
+    first.stub.CloseTable(hpb.CloseTableRequest(table_id=opened[0].table_id), metadata=cap(opened[0].owner.capability))
+    first.close()
+    again = start_host(config)
+    try:
+        assert again.app.metrics.registry.get_sample_value("mazziere_host_tables") == 2
+    finally:
+        again.close()
 
 
 def test_bots_play_their_own_turns(hosted: Hosted) -> None:
