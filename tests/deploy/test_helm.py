@@ -23,7 +23,15 @@ import pytest
 import yaml
 
 from mazziere.services.config import Config
-from tests.deploy.test_manifests import DEPLOY, K8S, KNOWN_VARIABLES, Rendered, render, tool
+from tests.deploy.test_manifests import (
+    DEPLOY,
+    K8S,
+    KNOWN_VARIABLES,
+    Rendered,
+    render,
+    test_every_pod_stops_within_its_termination_grace_period,
+    tool,
+)
 
 CHART = DEPLOY / "helm" / "mazziere"
 VALUES_FILES = {path.name.removesuffix("-values.yaml"): path for path in sorted((CHART / "ci").glob("*-values.yaml"))}
@@ -226,6 +234,16 @@ def containers(rendered: Rendered) -> dict[str, dict[str, Any]]:
 
 def env_entries(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {entry["name"]: entry for entry in container.get("env", [])}
+
+
+def test_every_render_stops_within_its_termination_grace_period(rendered: Rendered) -> None:
+    """The chart's preStop, drain and grace against terminationGracePeriodSeconds, as the overlays are checked."""
+    test_every_pod_stops_within_its_termination_grace_period(rendered)
+
+
+def test_the_custom_pre_stop_takes_effect(renders: dict[str, Rendered]) -> None:
+    for container in containers(renders["custom"]).values():
+        assert container["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "8"]
 
 
 def test_every_render_is_valid_for_kubernetes(rendered: Rendered) -> None:
