@@ -28,7 +28,7 @@ from mazziere.services.host.store import (
     TableRecord,
     open_store,
 )
-from mazziere.services.host.store.postgres import PostgresStore
+from mazziere.services.host.store.postgres import PostgresStore, read_notification
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
 
@@ -429,3 +429,10 @@ async def test_a_postgres_error_names_the_server_but_not_the_password() -> None:
     await store.aclose()
     with pytest.raises(StoreError, match="not a connection string"):
         PostgresStore("postgresql://[broken")
+
+
+def test_a_notification_of_a_later_version_is_read_for_what_this_one_knows() -> None:
+    """During a rolling deploy replicas of two versions hear each other: fields after the seq are ignored."""
+    assert read_notification("t_abc:12") == ("t_abc", "12")
+    assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12")
+    assert read_notification("with:colon:12") == ("with:colon", "12")

@@ -6,9 +6,10 @@ autocommit mode with explicit transactions). A move is one transaction: the cond
 ``SELECT ... FOR UPDATE SKIP LOCKED``, so two replicas claiming at once never get the same table.
 
 Every replica hears every step by LISTEN/NOTIFY on one channel, :data:`CHANNEL`, with the payload
-``"table_id:seq"``, on a connection kept for listening alone: when it drops, the store connects again (waiting a
-little longer after each failure) and listens on. A notification sent while it was down is not heard: watchers
-catch up from the log (:meth:`PostgresStore.steps`).
+``"table_id:seq"`` (a later version may add ``:name=value`` fields, which this one ignores), on a connection
+kept for listening alone: when it drops, the store connects again (waiting a little longer after each failure),
+listens on, and tells its host that notifications may have been lost meanwhile: the host reads the latest seq of
+every table it has watchers of, and they catch up from the log (:meth:`PostgresStore.steps`).
 
 The schema is made and migrated forward at the first call (or :meth:`PostgresStore.open`), under an advisory lock
 so replicas starting together migrate once.
@@ -61,6 +62,15 @@ async def _append(conn: Connection, table_id: str, step: Step) -> None:
     if seen:
         async with conn.cursor() as cursor:
             await cursor.executemany(SQL.insert_seen, seen)
+
+
+def read_notification(payload: str) -> tuple[str, str]:
+    """A notification's table id and seq: ``<table_id>:<seq>``, then any ``:<name>=<value>`` fields a later version
+    adds, which this one ignores (so replicas of two versions side by side, in a rolling deploy, hear each other)."""
+    fields = payload.split(":")
+    while len(fields) > 2 and "=" in fields[-1]:
+        fields.pop()
+    return ":".join(fields[:-1]), fields[-1]
 
 
 class PostgresStore:
@@ -265,7 +275,7 @@ class PostgresStore:
         """Pass on each notification; when none came for a while, check the server still answers (raises if not)."""
         while True:
             async for notification in conn.notifies(timeout=HEALTH_EVERY_S):
-                table_id, _, seq = notification.payload.rpartition(":")
+                table_id, seq = read_notification(notification.payload)
                 if not table_id or not seq.isdigit():
                     log.warning("host_store_notification_unreadable", payload=notification.payload[:100])
                     continue
