@@ -1,6 +1,6 @@
 """Committed dealing, shown over random whole games of every game and preset (docs/fairness.md).
 
-The verifier (services/verify.py, which imports nothing of the engine) accepts the spectator's public record;
+The verifier (services/cli/verify.py, which imports nothing of the engine) accepts the spectator's public record;
 changing any one dealt card, commitment, seed or contributed entropy in it makes it fail, naming what changed.
 """
 
