@@ -202,9 +202,12 @@ def test_go_client(target: str) -> None:
 
 
 def test_typescript_client(servers: tuple[str, str]) -> None:
-    """A hand and two refusals over each transport: gRPC, the Connect protocol (JSON and protobuf) and gRPC-Web."""
+    """A hand and two refusals over each transport: gRPC, the Connect protocol (JSON and protobuf) and gRPC-Web;
+    `watch` against scripted streams, and over each transport while its own server stops and starts again."""
     folder = CLIENTS / "typescript"
     output = run(["node", "--test", "dist/test/"], folder, servers[0], folder / "dist" / "test", servers[1])
-    for suite in ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies"):
+    suites = ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies",
+              "watch against scripted streams", "watch against a server that stops and starts again")  # fmt: skip
+    for suite in suites:
         assert re.search(rf"^ok \d+ - {suite}$", output, re.MULTILINE), output
-    assert "# pass 19" in output and "# fail 0" in output, output
+    assert "# pass 28" in output and "# fail 0" in output and "# skipped 0" in output, output
