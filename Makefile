@@ -168,7 +168,7 @@ lint: setup $(BUF)
 	$(BIN)/mypy
 	cd $(PY_CLIENT) && $(CURDIR)/$(BIN)/python setup.py --quiet build_py
 	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy -p mazziere_client
-	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy $(PY_CLIENT)/example.py $(PY_CLIENT)/tests/hand.py
+	MYPYPATH=$(PY_CLIENT)/build/lib $(BIN)/mypy $(PY_CLIENT)/example.py $(wildcard $(PY_CLIENT)/tests/*.py)
 
 # The container test (tests/deploy/test_container.py) builds deploy/Dockerfile with podman and plays through the
 # image. As root with apt, podman, runc and debootstrap are installed here; where the registry's base image cannot
