@@ -261,10 +261,11 @@ class Host:
                 async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
                     news = await queue.get()
             except TimeoutError:
-                yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
+                if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
+                    yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
                 continue
-            if news.seq == 0:
-                yield hpb.WatchResponse(presence=self._presence(record), seq=self.hub.latest(record.table_id))
+            if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
+                yield hpb.WatchResponse(presence=self._presence(record), seq=news.latest)
                 continue
             if news.seq <= last:
                 continue

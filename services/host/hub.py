@@ -23,6 +23,8 @@ class News:
     seq: int
     at: float
     told: Told | None = None
+    latest: int = 0
+    """The table's latest seq this process knew when the news was published (for a presence change)."""
 
 
 class Hub:
@@ -57,7 +59,7 @@ class Hub:
     def publish(self, table_id: str, seq: int, told: Told | None = None) -> None:
         if seq and table_id in self._latest:
             self._latest[table_id] = max(seq, self._latest[table_id])
-        news = News(seq, time.monotonic(), told)
+        news = News(seq, time.monotonic(), told, self._latest.get(table_id, 0))
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()
