@@ -47,8 +47,8 @@ class Writes:
         self.count: Counter[str] = Counter()
         self.threads: set[str] = set()
         for cls, name, label in (
-            (TableAnswer, "_bytes", "protobuf"),
-            (TableAnswer, "_json", "json"),
+            (TableAnswer, "write", "protobuf"),
+            (TableAnswer, "data", "json"),
             (Written, "message", "message"),
         ):
             monkeypatch.setattr(cls, name, self._spy(getattr(cls, name), label))
