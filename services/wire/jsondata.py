@@ -19,8 +19,7 @@ import msgspec
 
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.wire.codec import enum_prefix
-from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, generate, plan
+from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, enum_writer, generate, plan
 
 Writer = Callable[[Any], Any]
 """An engine value to its JSON data (a dict for a message; a string, number or list for a field's item)."""
@@ -75,7 +74,7 @@ _CODE: dict[Shape | tuple[Shape, Kind], str] = {
 def _constants(field: Field, i: int) -> dict[str, Any]:
     """The field's JSON name and its item writer."""
     if field.shape is Shape.SCALAR and field.item.kind is Kind.ENUM:  # the enum's zero is its default, left out
-        return {f"k{i}": field.json_name, f"w{i}": _enum_writer(field.item.desc, zero=None)}
+        return {f"k{i}": field.json_name, f"w{i}": _enum_name(field.item.desc, zero=None)}
     return {f"k{i}": field.json_name, f"w{i}": _item_writer(field.item)}
 
 
@@ -98,20 +97,9 @@ def _list_writer(item: Item) -> Writer:
     return lambda x: {name: [inner(y) for y in (sorted(x) if type(x) is frozenset else x)]} if x else {}
 
 
-def _enum_writer(desc: Any, *, zero: Any = ...) -> Writer:
+def _enum_name(desc: Any, *, zero: Any = ...) -> Writer:
     """An engine value's enum name; the enum's zero value gives ``zero`` if one is given (its name otherwise)."""
-    prefix = enum_prefix(desc.name)
-    names = {v.name.removeprefix(prefix): v.name if v.number or zero is ... else zero for v in desc.values}
-    by_member: dict[Any, Any] = {}
-
-    def write_enum(item: Any) -> Any:
-        try:
-            return by_member[item]
-        except KeyError:
-            known = by_member[item] = names[str(item.value) if isinstance(item, Enum) else str(item)]
-            return known
-
-    return write_enum
+    return enum_writer(desc, lambda value: value.name if value.number or zero is ... else zero)
 
 
 def text(item: Any) -> str:
@@ -155,7 +143,7 @@ _ITEM_WRITERS: dict[Kind, Callable[[Item], Writer]] = {
     Kind.LIST: _list_writer,
     Kind.VALUE: lambda item: writer(item.engine_class, item.desc),
     Kind.MESSAGE: lambda item: lambda x: write_as(x, item.desc),
-    Kind.ENUM: lambda item: _enum_writer(item.desc),
+    Kind.ENUM: lambda item: _enum_name(item.desc),
     Kind.TEXT: lambda item: text,
     Kind.INT64: lambda item: str,
     Kind.INT32: lambda item: int,

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from google.protobuf.descriptor import FieldDescriptor
 
 from mazziere.engine.visibility import Audience, TableCard
+from mazziere.services.wire.codec import enum_prefix
 
 
 class Shape(Enum):
@@ -152,6 +153,23 @@ def _wrapper(desc: Any) -> Kind | None:
 
 
 _WRAPPERS = {("value", False): Kind.SLOT, ("values", True): Kind.LIST}
+
+
+def enum_writer(desc: Any, write_value: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """An engine enum member (or its text) to what ``write_value`` makes of the value of enum ``desc`` that has its
+    name (the value's name without the enum's prefix): each member looked up once, then kept."""
+    prefix = enum_prefix(desc.name)
+    written = {v.name.removeprefix(prefix): write_value(v) for v in desc.values}
+    by_member: dict[Any, Any] = {}
+
+    def write_enum(item: Any) -> Any:
+        try:
+            return by_member[item]
+        except KeyError:
+            known = by_member[item] = written[str(item.value) if isinstance(item, Enum) else str(item)]
+            return known
+
+    return write_enum
 
 
 def field_hints(kind: Any) -> dict[str, Any]:

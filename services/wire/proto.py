@@ -18,8 +18,7 @@ from typing import Any
 
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.wire.codec import enum_prefix
-from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, generate, plan
+from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, enum_writer, generate, plan
 
 Writer = Callable[[Any], bytes]
 
@@ -120,20 +119,6 @@ def _list_writer(item: Item) -> Writer:
     return lambda x: b"".join(length_delimited(inner_tag, inner(y)) for y in (sorted(x) if type(x) is frozenset else x))
 
 
-def _enum_writer(desc: Any) -> Writer:
-    prefix = enum_prefix(desc.name)
-    numbers = {v.name.removeprefix(prefix): varint(v.number) for v in desc.values}
-    by_member: dict[Any, bytes] = {}
-
-    def write_enum(item: Any) -> bytes:
-        known = by_member.get(item)
-        if known is None:
-            known = by_member[item] = numbers[str(item.value) if isinstance(item, Enum) else str(item)]
-        return known
-
-    return write_enum
-
-
 def _text_bytes(item: Any) -> bytes:
     """A string field's length and UTF-8 text; cards in notation, enums by value."""
     if type(item) is str:
@@ -183,7 +168,7 @@ _ITEM_WRITERS: dict[Kind, Callable[[Item], Writer]] = {
     Kind.LIST: _list_writer,
     Kind.VALUE: lambda item: writer(item.engine_class, item.desc),
     Kind.MESSAGE: lambda item: lambda x: write_as(x, item.desc),
-    Kind.ENUM: lambda item: _enum_writer(item.desc),
+    Kind.ENUM: lambda item: enum_writer(item.desc, lambda value: varint(value.number)),
     Kind.TEXT: lambda item: _text_bytes,
     Kind.INT64: lambda item: varint,
     Kind.INT32: lambda item: varint,
