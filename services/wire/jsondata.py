@@ -1,12 +1,11 @@
-"""Engine values straight to protobuf JSON: the writer family beside :mod:`services.protowire`'s.
+"""Engine values straight to protobuf JSON data: the JSON sink of the writer family of :mod:`~services.wire.plan`.
 
 A REST (or Connect JSON) answer used to be written as protobuf bytes, parsed into a message, and walked field by
 field to print its JSON. The writers here make the JSON data of an engine value in one pass instead, from the same
-descriptors and by the same mapping as :func:`services.protowire.writer` (fields by name, enums by name, cards in
-notation, ``None`` leaves a field out, the ``value`` and ``values`` wrapper messages), printed as
-``json_format.MessageToDict`` prints the message those bytes parse to: camelCase names in field-number order,
-proto3 defaults left out, 64-bit integers as decimal strings, enums by their full names. msgspec writes the text.
-The tests compare the two, byte for byte, on every update of whole games of every game and preset.
+plans as :func:`services.wire.proto.writer` (so by the same mapping), printed as ``json_format.MessageToDict``
+prints the message those bytes parse to: camelCase names in field-number order, proto3 defaults left out, 64-bit
+integers as decimal strings, enums by their full names. msgspec writes the text. The tests compare the two, byte
+for byte, on every update of whole games of every game and preset.
 """
 
 from __future__ import annotations
@@ -17,13 +16,10 @@ from functools import cache
 from typing import Any
 
 import msgspec
-from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message_factory import GetMessageClass
 
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.wire.codec import enum_prefix
-from mazziere.services.wire.proto import field_hints, item_type
+from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, enum_writer, generate, plan
 
 Writer = Callable[[Any], Any]
 """An engine value to its JSON data (a dict for a message; a string, number or list for a field's item)."""
@@ -31,20 +27,6 @@ Writer = Callable[[Any], Any]
 encode = msgspec.json.Encoder().encode
 """JSON data to compact UTF-8 text: the bytes ``json.dumps(data, ensure_ascii=False, separators=(",", ":"))``
 gives for strings, integers, booleans, lists and objects (the data these writers make)."""
-
-_INT32 = frozenset({FieldDescriptor.TYPE_INT32})
-_INT64 = frozenset({FieldDescriptor.TYPE_INT64})
-_SUPPORTED = frozenset(
-    {
-        FieldDescriptor.TYPE_INT32,
-        FieldDescriptor.TYPE_INT64,
-        FieldDescriptor.TYPE_BOOL,
-        FieldDescriptor.TYPE_ENUM,
-        FieldDescriptor.TYPE_STRING,
-        FieldDescriptor.TYPE_MESSAGE,
-    }
-)
-"""The field types protowire writes, so the ones written here."""
 
 
 def write(value: Any, message: Any) -> Any:
@@ -63,104 +45,61 @@ def write_as(value: Any, desc: Any) -> Any:
 def writer(kind: Any, desc: Any, true: tuple[str, ...] = ()) -> Writer:
     """A generated function making the JSON object of a value of ``kind`` as the message ``desc``.
 
-    Each field gets the code its proto type and presence call for, as :func:`services.protowire.writer` writes it
-    and the parsed message prints: a scalar without presence only when it is not the default, one with presence
-    whenever it is not ``None``, a message field whenever it is not ``None`` (``{}`` if empty), a list when it has
-    items. ``true`` names boolean fields of ``desc`` that ``kind`` does not hold, written set in their place.
+    Each field gets the code its :class:`~services.wire.plan.Shape` calls for, as :func:`services.wire.proto.writer`
+    writes it and the parsed message prints: a scalar without presence only when it is not the default, one with
+    presence whenever it is not ``None``, a message field whenever it is not ``None`` (``{}`` if empty), a list
+    when it has items. ``true`` names boolean fields of ``desc`` that ``kind`` does not hold, written set in their
+    place.
     """
-    names = (*kind.__match_args__, *true)
-    hints = field_hints(kind)
-    fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
-    env: dict[str, Any] = {"str": str, "bool": bool}
-    lines = ["def write(v):", "    out = {}"]
-    for i, fd in enumerate(fields):
-        if fd.type not in _SUPPORTED:
-            raise TypeError(f"{desc.full_name}.{fd.name}: no JSON writer for field type {fd.type}")
-        key = f"k{i}"
-        env[key] = fd.json_name
-        if fd.name in true:
-            if fd.type != FieldDescriptor.TYPE_BOOL:
-                raise TypeError(f"{desc.full_name}.{fd.name} is not a boolean")
-            lines.append(f"    out[{key}] = True")
-            continue
-        env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
-        lines.append(f"    x = v.{fd.name}")
-        if fd.is_repeated:
-            if fd.type in _INT32:
-                lines.append(f"    if x: out[{key}] = list(x)")
-            elif fd.type in _INT64:
-                lines.append(f"    if x: out[{key}] = [str(y) for y in x]")
-            elif fd.type == FieldDescriptor.TYPE_BOOL:
-                lines.append(f"    if x: out[{key}] = [bool(y) for y in x]")
-            else:
-                lines.append(f"    if x: out[{key}] = [w{i}(y) for y in x]")
-        elif fd.type == FieldDescriptor.TYPE_MESSAGE:
-            lines.append(f"    if x is not None: out[{key}] = w{i}(x)")
-        elif fd.type == FieldDescriptor.TYPE_BOOL:
-            lines.append(
-                f"    if x is not None: out[{key}] = bool(x)" if fd.has_presence else f"    if x: out[{key}] = True"
-            )
-        elif fd.has_presence:
-            lines.append(f"    if x is not None: out[{key}] = w{i}(x)")
-        elif fd.type == FieldDescriptor.TYPE_ENUM:  # proto3: the enum's zero is its default, left out
-            env[f"w{i}"] = _enum_writer(fd.enum_type, zero=None)
-            lines.append(f"    if x:\n        x = w{i}(x)\n        if x is not None: out[{key}] = x")
-        elif fd.type in _INT32:
-            lines.append(f"    if x: out[{key}] = x")
-        else:  # proto3: a scalar at its default value is left out
-            lines.append(f"    if x:\n        x = w{i}(x)\n        if x: out[{key}] = x")
-    lines.append("    return out")
-    exec("\n".join(lines), env)
-    return env["write"]  # type: ignore[no-any-return]
+    return generate(plan(kind, desc, true), _SINK)
 
 
-def _item_writer(fd: Any, kind: Any = None) -> Writer:
-    """The JSON of one item of field ``fd``: a number, a string, an enum's name, or a message's object.
-
-    ``kind`` is the engine class of a message item when the type hints tell it (else found per value)."""
-    if fd.type == FieldDescriptor.TYPE_MESSAGE:
-        desc = fd.message_type
-        if desc.full_name == "mazziere.v1.TableCard":
-            return table_card_json
-        if desc.full_name == "mazziere.v1.Audience":
-            return audience_json
-        inner = desc.fields[0] if len(desc.fields) == 1 else None
-        if inner is not None and inner.name == "value" and not inner.is_repeated:  # a slot: may hold nothing
-            item = _item_writer(inner)
-            name = inner.json_name
-            return lambda x: {} if x is None else {name: item(x)}
-        if inner is not None and inner.name == "values" and inner.is_repeated:  # a whole list as one message
-            item = _item_writer(inner)
-            name = inner.json_name
-            return lambda x: {name: [item(y) for y in (sorted(x) if type(x) is frozenset else x)]} if x else {}
-        if kind is not None and kind not in (TableCard, Audience):
-            return writer(kind, desc)
-        return lambda x: write(x, GetMessageClass(desc))
-    if fd.type == FieldDescriptor.TYPE_ENUM:
-        return _enum_writer(fd.enum_type)
-    if fd.type == FieldDescriptor.TYPE_STRING:
-        return text
-    if fd.type in _INT64:
-        return str
-    if fd.type == FieldDescriptor.TYPE_BOOL:
-        return bool
-    return int
+_CODE: dict[Shape | tuple[Shape, Kind], str] = {
+    Shape.SET: "out[k$i] = True",
+    Shape.PACKED: "if x: out[k$i] = [w$i(y) for y in x]",
+    (Shape.PACKED, Kind.INT32): "if x: out[k$i] = list(x)",
+    Shape.MESSAGES: "if x: out[k$i] = [w$i(y) for y in x]",
+    Shape.TEXTS: "if x: out[k$i] = [w$i(y) for y in x]",
+    Shape.MESSAGE: "if x is not None: out[k$i] = w$i(x)",
+    Shape.FLAG: "if x: out[k$i] = True",
+    Shape.OPTIONAL_FLAG: "if x is not None: out[k$i] = bool(x)",
+    Shape.OPTIONAL: "if x is not None: out[k$i] = w$i(x)",
+    # proto3: a scalar at its default value is left out (an enum's zero, an empty text)
+    Shape.SCALAR: "if x:\n        x = w$i(x)\n        if x: out[k$i] = x",
+    (Shape.SCALAR, Kind.ENUM): "if x:\n        x = w$i(x)\n        if x is not None: out[k$i] = x",
+    (Shape.SCALAR, Kind.INT32): "if x: out[k$i] = x",
+}
 
 
-def _enum_writer(desc: Any, *, zero: Any = ...) -> Writer:
+def _constants(field: Field, i: int) -> dict[str, Any]:
+    """The field's JSON name and its item writer."""
+    if field.shape is Shape.SCALAR and field.item.kind is Kind.ENUM:  # the enum's zero is its default, left out
+        return {f"k{i}": field.json_name, f"w{i}": _enum_name(field.item.desc, zero=None)}
+    return {f"k{i}": field.json_name, f"w{i}": _item_writer(field.item)}
+
+
+def _item_writer(item: Item) -> Writer:
+    """The JSON of one item: a number, a string, an enum's name, or a message's object."""
+    return _ITEM_WRITERS[item.kind](item)
+
+
+def _slot_writer(item: Item) -> Writer:
+    """A slot's object: its one item, or ``{}`` for ``None``."""
+    assert item.inner is not None
+    inner, name = _item_writer(item.inner.item), item.inner.json_name
+    return lambda x: {} if x is None else {name: inner(x)}
+
+
+def _list_writer(item: Item) -> Writer:
+    """A whole list as one message (a frozenset in order); ``{}`` when empty."""
+    assert item.inner is not None
+    inner, name = _item_writer(item.inner.item), item.inner.json_name
+    return lambda x: {name: [inner(y) for y in (sorted(x) if type(x) is frozenset else x)]} if x else {}
+
+
+def _enum_name(desc: Any, *, zero: Any = ...) -> Writer:
     """An engine value's enum name; the enum's zero value gives ``zero`` if one is given (its name otherwise)."""
-    prefix = enum_prefix(desc.name)
-    names = {v.name.removeprefix(prefix): v.name if v.number or zero is ... else zero for v in desc.values}
-    by_member: dict[Any, Any] = {}
-
-    def write_enum(item: Any) -> Any:
-        try:
-            return by_member[item]
-        except KeyError:
-            known = by_member[item] = names[str(item.value) if isinstance(item, Enum) else str(item)]
-            return known
-
-    return write_enum
+    return enum_writer(desc, lambda value: value.name if value.number or zero is ... else zero)
 
 
 def text(item: Any) -> str:
@@ -196,6 +135,21 @@ def table_card_json(tc: TableCard) -> dict[str, Any]:
             _TABLE_CARDS[tc.code] = known
     return known
 
+
+_ITEM_WRITERS: dict[Kind, Callable[[Item], Writer]] = {
+    Kind.TABLE_CARD: lambda item: table_card_json,
+    Kind.AUDIENCE: lambda item: audience_json,
+    Kind.SLOT: _slot_writer,
+    Kind.LIST: _list_writer,
+    Kind.VALUE: lambda item: writer(item.engine_class, item.desc),
+    Kind.MESSAGE: lambda item: lambda x: write_as(x, item.desc),
+    Kind.ENUM: lambda item: _enum_name(item.desc),
+    Kind.TEXT: lambda item: text,
+    Kind.INT64: lambda item: str,
+    Kind.INT32: lambda item: int,
+    Kind.BOOL: lambda item: bool,
+}
+_SINK = Sink(head=("out = {}",), tail="return out", env={"bool": bool, "list": list}, code=_CODE, constants=_constants)
 
 _KEPT = 1 << 14
 _AUDIENCES: dict[int, dict[str, Any]] = {}

@@ -1,27 +1,24 @@
-"""Engine values straight to protobuf wire bytes: one generated writer per (value class, message) pair.
+"""Engine values straight to protobuf wire bytes: the protobuf sink of the writer family of :mod:`~services.wire.plan`.
 
 The answer to every ``Act`` carries the actor's update: the redacted view, the events and the legal actions.
 Building them as protobuf message objects field by field costs about a hundred microseconds; writing their
 bytes with straight-line code, with the bytes of every table card and audience made once and kept, costs a
-fraction of that. The mapping is the one of :mod:`services.codec` (field by name, enums by name, cards in
-notation, ``None`` leaves a field out, the ``value`` and ``values`` wrapper messages), which stays the
-reference: tests parse what this module writes and compare it with what :func:`services.codec.to_proto` builds.
+fraction of that. One writer is generated per (value class, message) pair from its plan: here is the code each
+field shape and item kind is written with. The mapping is the one of :mod:`services.wire.codec`, which stays the
+reference: tests parse what this module writes and compare it with what :func:`services.wire.codec.to_proto`
+builds.
 """
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable
 from enum import Enum
 from functools import cache
 from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message_factory import GetMessageClass
-
 from mazziere.engine.cards import Card
 from mazziere.engine.visibility import Audience, TableCard
-from mazziere.services.wire.codec import enum_prefix
+from mazziere.services.wire.plan import Field, Item, Kind, Shape, Sink, enum_writer, generate, plan
 
 Writer = Callable[[Any], bytes]
 
@@ -68,125 +65,58 @@ def write_as(value: Any, desc: Any) -> bytes:
 def writer(kind: Any, desc: Any, true: tuple[str, ...] = ()) -> Writer:
     """A generated function writing values of ``kind`` as the message ``desc``, fields in number order.
 
-    Each field gets the straight-line code its proto type and engine type call for: constant bytes for enums
-    and booleans, small varints and lengths from a table, nested values by their own writers. ``true`` names
-    boolean fields of ``desc`` that ``kind`` does not hold, written set in their place (an event's ``auto``).
+    Each field gets the straight-line code its :class:`~services.wire.plan.Shape` calls for: constant bytes for
+    booleans, small varints and lengths from a table, nested values by their own writers. ``true`` names boolean
+    fields of ``desc`` that ``kind`` does not hold, written set in their place (an event's ``auto``).
     """
-    names = (*kind.__match_args__, *true)
-    hints = field_hints(kind)
-    fields = sorted((desc.fields_by_name[name] for name in names), key=lambda fd: fd.number)
-    env: dict[str, Any] = {"varint": varint, "join": b"".join, "S": _SMALL, "len": len}
-    lines = ["def write(v):", "    out = []", "    add = out.append"]
-    for i, fd in enumerate(fields):
-        t = tag(fd.number, _LEN if _is_length_delimited(fd) else _VARINT)
-        env[f"t{i}"] = t
-        if fd.name in true:
-            if fd.type != FieldDescriptor.TYPE_BOOL:
-                raise TypeError(f"{desc.full_name}.{fd.name} is not a boolean")
-            env[f"t{i}"] = t + b"\x01"
-            lines.append(f"    add(t{i})")
-            continue
-        env[f"w{i}"] = _item_writer(fd, item_type(hints.get(fd.name), fd))
-        size = "(S[n] if n < 128 else varint(n))"
-        lines.append(f"    x = v.{fd.name}")
-        if fd.is_repeated and fd.type in _PACKABLE:  # packed: one length-delimited run of varints
-            item = f"(S[y] if 0 <= y < 128 else w{i}(y))" if fd.type != FieldDescriptor.TYPE_ENUM else f"w{i}(y)"
-            lines.append(f"    if x: b = join([{item} for y in x]); n = len(b); add(t{i} + {size} + b)")
-        elif fd.is_repeated and fd.type == FieldDescriptor.TYPE_MESSAGE:
-            lines.append(f"    for y in x: b = w{i}(y); n = len(b); add(t{i} + {size} + b)")
-        elif fd.is_repeated:  # strings: the item writer gives the length and the text
-            lines.append(f"    for y in x: add(t{i} + w{i}(y))")
-        elif fd.type == FieldDescriptor.TYPE_MESSAGE:
-            lines.append(f"    if x is not None: b = w{i}(x); n = len(b); add(t{i} + {size} + b)")
-        elif fd.type == FieldDescriptor.TYPE_BOOL:
-            env[f"t{i}"] = t + b"\x01"
-            lines.append(
-                f"    if x: add(t{i})" if not fd.has_presence else f"    if x is not None: add(t{i}[:-1] + S[x])"
-            )
-        elif fd.has_presence:
-            lines.append(f"    if x is not None: add(t{i} + w{i}(x))")
-        else:  # proto3: a scalar at its default value is left out
-            lines.append(f"    if x: add(t{i} + w{i}(x))")
-    lines.append("    return join(out)")
-    exec("\n".join(lines), env)
-    return env["write"]  # type: ignore[no-any-return]
+    return generate(plan(kind, desc, true), _SINK)
 
 
-def field_hints(kind: Any) -> dict[str, Any]:
-    """The type hints of an engine class (empty where they cannot be read): what the writers follow."""
-    try:
-        return typing.get_type_hints(kind)
-    except (NameError, TypeError):
-        return {}
+_PUT = "n = len(b); add(t$i + (S[n] if n < 128 else varint(n)) + b)"
+"""A length-delimited body ``b`` after the field's tag and its length."""
+_CODE: dict[Shape | tuple[Shape, Kind], str] = {
+    Shape.SET: "add(t$i)",
+    Shape.PACKED: f"if x: b = join([(S[y] if 0 <= y < 128 else w$i(y)) for y in x]); {_PUT}",  # one run of varints
+    (Shape.PACKED, Kind.ENUM): f"if x: b = join([w$i(y) for y in x]); {_PUT}",
+    Shape.MESSAGES: f"for y in x: b = w$i(y); {_PUT}",
+    Shape.TEXTS: "for y in x: add(t$i + w$i(y))",  # the item writer gives the length and the text
+    Shape.MESSAGE: f"if x is not None: b = w$i(x); {_PUT}",
+    Shape.FLAG: "if x: add(t$i)",
+    Shape.OPTIONAL_FLAG: "if x is not None: add(t$i[:-1] + S[x])",
+    Shape.OPTIONAL: "if x is not None: add(t$i + w$i(x))",
+    Shape.SCALAR: "if x: add(t$i + w$i(x))",  # proto3: a scalar at its default value is left out
+}
+_LENGTH_DELIMITED = frozenset({Shape.PACKED, Shape.MESSAGES, Shape.TEXTS, Shape.MESSAGE})
+_TRUE = frozenset({Shape.SET, Shape.FLAG, Shape.OPTIONAL_FLAG})
+"""The shapes whose tag constant holds the value true after it."""
 
 
-def item_type(hint: Any, fd: Any) -> Any:
-    """The engine class of one item of a message field (``SeatView`` for ``tuple[SeatView, ...]``), if known."""
-    if fd.type != FieldDescriptor.TYPE_MESSAGE or hint is None:
-        return None
-    while typing.get_args(hint):
-        inner = [a for a in typing.get_args(hint) if a is not type(None) and a is not Ellipsis]
-        if len(inner) != 1:
-            return None
-        hint = inner[0]
-    return hint if hasattr(hint, "__match_args__") else None
+def _constants(field: Field, i: int) -> dict[str, Any]:
+    """The field's tag (with the value true after it for booleans) and its item writer."""
+    length_delimited = field.shape in _LENGTH_DELIMITED or field.item.kind is Kind.TEXT
+    field_tag = tag(field.number, _LEN if length_delimited else _VARINT)
+    if field.shape in _TRUE:
+        return {f"t{i}": field_tag + b"\x01"}
+    return {f"t{i}": field_tag, f"w{i}": _item_writer(field.item)}
 
 
-_PACKABLE = frozenset(
-    {FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_ENUM}
-)
+def _item_writer(item: Item) -> Writer:
+    """The bytes of one item: a varint, a string's length and text, or a message's body."""
+    return _ITEM_WRITERS[item.kind](item)
 
 
-def _is_length_delimited(fd: Any) -> bool:
-    return bool(
-        fd.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE)
-        or (fd.is_repeated and fd.type in _PACKABLE)
-    )
+def _slot_writer(item: Item) -> Writer:
+    """A slot's body: its one item, or nothing for ``None``."""
+    assert item.inner is not None
+    inner, inner_tag = _item_writer(item.inner.item), tag(item.inner.number, _LEN)
+    return lambda x: b"" if x is None else length_delimited(inner_tag, inner(x))
 
 
-def _item_writer(fd: Any, kind: Any = None) -> Writer:
-    """The bytes of one item of field ``fd``: a varint, a string's length and text, or a message's body.
-
-    ``kind`` is the engine class of a message item when the type hints tell it (else found per value)."""
-    if fd.type == FieldDescriptor.TYPE_MESSAGE:
-        desc = fd.message_type
-        if desc.full_name == "mazziere.v1.TableCard":
-            return table_card_bytes
-        if desc.full_name == "mazziere.v1.Audience":
-            return audience_bytes
-        inner = desc.fields[0] if len(desc.fields) == 1 else None
-        if inner is not None and inner.name == "value" and not inner.is_repeated:  # a slot: may hold nothing
-            item = _item_writer(inner)
-            inner_tag = tag(inner.number, _LEN)
-            return lambda x: b"" if x is None else length_delimited(inner_tag, item(x))
-        if inner is not None and inner.name == "values" and inner.is_repeated:  # a whole list as one message
-            item = _item_writer(inner)
-            inner_tag = tag(inner.number, _LEN)
-            return lambda x: b"".join(
-                length_delimited(inner_tag, item(y)) for y in (sorted(x) if type(x) is frozenset else x)
-            )
-        if kind is not None and kind not in (TableCard, Audience):
-            return writer(kind, desc)
-        return lambda x: write(x, GetMessageClass(desc))
-    if fd.type == FieldDescriptor.TYPE_ENUM:
-        return _enum_writer(fd.enum_type)
-    if fd.type == FieldDescriptor.TYPE_STRING:
-        return _text_bytes
-    return varint
-
-
-def _enum_writer(desc: Any) -> Writer:
-    prefix = enum_prefix(desc.name)
-    numbers = {v.name.removeprefix(prefix): varint(v.number) for v in desc.values}
-    by_member: dict[Any, bytes] = {}
-
-    def write_enum(item: Any) -> bytes:
-        known = by_member.get(item)
-        if known is None:
-            known = by_member[item] = numbers[str(item.value) if isinstance(item, Enum) else str(item)]
-        return known
-
-    return write_enum
+def _list_writer(item: Item) -> Writer:
+    """A whole list as one message (a frozenset in order)."""
+    assert item.inner is not None
+    inner, inner_tag = _item_writer(item.inner.item), tag(item.inner.number, _LEN)
+    return lambda x: b"".join(length_delimited(inner_tag, inner(y)) for y in (sorted(x) if type(x) is frozenset else x))
 
 
 def _text_bytes(item: Any) -> bytes:
@@ -230,6 +160,27 @@ def table_card_bytes(tc: TableCard) -> bytes:
             _TABLE_CARDS[tc.code] = known
     return known
 
+
+_ITEM_WRITERS: dict[Kind, Callable[[Item], Writer]] = {
+    Kind.TABLE_CARD: lambda item: table_card_bytes,
+    Kind.AUDIENCE: lambda item: audience_bytes,
+    Kind.SLOT: _slot_writer,
+    Kind.LIST: _list_writer,
+    Kind.VALUE: lambda item: writer(item.engine_class, item.desc),
+    Kind.MESSAGE: lambda item: lambda x: write_as(x, item.desc),
+    Kind.ENUM: lambda item: enum_writer(item.desc, lambda value: varint(value.number)),
+    Kind.TEXT: lambda item: _text_bytes,
+    Kind.INT64: lambda item: varint,
+    Kind.INT32: lambda item: varint,
+    Kind.BOOL: lambda item: varint,
+}
+_SINK = Sink(
+    head=("out = []", "add = out.append"),
+    tail="return join(out)",
+    env={"varint": varint, "join": b"".join, "S": _SMALL, "len": len},
+    code=_CODE,
+    constants=_constants,
+)
 
 _KEPT = 1 << 14
 _AUDIENCES: dict[int, bytes] = {}

@@ -16,8 +16,8 @@ bytes in base64) and hands well-known types (``google.protobuf.Value``, ``Struct
 ``json_format`` itself; msgspec writes the JSON text. It is several times faster than ``json_format``; the tests
 compare the two, byte for byte, on every answer of whole games. It prints the messages a handler builds (ListGames,
 Advise, the host's) and those a channel parsed; the answers that carry the table, written from the engine's values
-(:class:`~mazziere.services.table.service.Written`), come with their own JSON (:mod:`services.jsonwire`: one pass, no
-message), which :func:`to_json` takes as it is.
+(:class:`~mazziere.services.wire.answers.Written`), come with their own JSON (:mod:`services.wire.jsondata`: one pass,
+no message), which :func:`to_json` takes as it is.
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def to_dict(msg: Message) -> dict[str, Any]:
 
 def to_json(msg: Message | Written[Any]) -> bytes:
     """The compact UTF-8 JSON of ``msg``: a message, or an answer written from the engine's values, whose JSON is
-    written in one pass (:meth:`~mazziere.services.table.service.Written.json`: the same bytes).
+    written in one pass (:meth:`~mazziere.services.wire.answers.Written.json`: the same bytes).
 
     msgspec writes it (in C, the same bytes as ``json.dumps(..., ensure_ascii=False)`` for strings, integers and
     booleans); a message that may hold floats (well-known types such as ``google.protobuf.Value``) goes through

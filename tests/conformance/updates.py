@@ -1,4 +1,4 @@
-"""The service's fast update (protobuf bytes written by :mod:`services.protowire`) against a plain reference."""
+"""The service's fast update (protobuf bytes written by :mod:`services.wire.proto`) against a plain reference."""
 
 from __future__ import annotations
 
