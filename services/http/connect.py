@@ -336,7 +336,7 @@ def add_routes(
             include_in_schema=False,
         )
         router.add_api_route(
-            rpc.path, _not_post, methods=NOT_POST, name=f"connect.{rpc.name}.405", include_in_schema=False
+            rpc.path, not_post, methods=NOT_POST, name=f"connect.{rpc.name}.405", include_in_schema=False
         )
 
 
@@ -344,7 +344,7 @@ NOT_POST = ["GET", "HEAD", "PUT", "PATCH", "DELETE"]
 """Methods a Connect route answers with a plain 405 (Connect's GET form is not served)."""
 
 
-async def _not_post(request: Request) -> Response:
+async def not_post(request: Request) -> Response:
     """A plain 405, as Connect servers answer (a client makes its error from the status)."""
     return PlainTextResponse(f"{request.method} is not served here: use POST", 405, headers={"Allow": "POST"})
 
