@@ -56,6 +56,9 @@ class Config:
     seal_keys: str = ""
     """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
     seal_keys_file: str = ""
+    new_seal_key: bool = False
+    """The embedded default with no keys configured: start even though the store's tables were sealed under a key
+    it no longer has (its key file missing: a new one is made), which then never open again. Off: it refuses."""
     trusted_mode: bool = False
     """Plain states in and out, and no seat keys: only for a trusted back end or debugging."""
     max_message_bytes: int = 1 << 20
