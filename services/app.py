@@ -35,6 +35,7 @@ from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
 from mazziere.services.grpc.server import GrpcServer
 from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
+from mazziere.services.host.capabilities import in_the_clear
 from mazziere.services.host.host import HOST_SERVICE, Host
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
@@ -116,6 +117,14 @@ class App:
         if config.trusted_mode:
             self.log.warning(
                 "TRUSTED_MODE", message="states travel in plain and seat keys are not required: trusted back ends only"
+            )
+        if self.host is not None and in_the_clear(config.public_url):
+            self.log.warning(
+                "PUBLIC_URL_IN_THE_CLEAR",
+                message="MAZZIERE_PUBLIC_URL is plain http:// at an address on the internet: invite links, and the "
+                "capabilities in them, travel unencrypted; serve /play over TLS (docs/security.md, "
+                '"TLS for friends on the internet") and set an https:// MAZZIERE_PUBLIC_URL',
+                public_url=config.public_url,
             )
         if not self.dispatcher.admission.tenants.required:
             self.log.info("anonymous_callers", message="no MAZZIERE_TENANTS: every caller shares one tenant's quotas")
