@@ -41,6 +41,7 @@ from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
 from mazziere.services.host.store import Store, StoreError, open_store
 from mazziere.services.http.app import create_app
+from mazziere.services.http.connections import ConnectionGate, connection_cap, raise_open_files
 from mazziere.services.http.server import RestServer, bind
 from mazziere.services.table.channel import ChannelBackend
 from mazziere.services.table.client import LocalTables, RemoteTables, TableClient
@@ -238,6 +239,7 @@ def serve_embedded(config: Config) -> None:
     """``mazziere serve``: gRPC, the host and REST in one process until SIGTERM or SIGINT."""
     if config.gateway_embedded == "channel" and config.tls_cert_file:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
+    cap = _open_files(config, rest=bool(config.rest_port))
     sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
     store = _open_store(config) if config.host_enabled else None
     try:
@@ -250,7 +252,7 @@ def serve_embedded(config: Config) -> None:
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
     gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
-    uvloop.run(_embedded(app, sock))
+    uvloop.run(_embedded(app, sock, cap))
 
 
 def _open_store(config: Config) -> Store:
@@ -262,7 +264,23 @@ def _open_store(config: Config) -> Store:
         raise RuntimeError(str(exc)) from None
 
 
-async def _embedded(app: App, sock: socket.socket | None) -> None:
+def _open_files(config: Config, *, rest: bool) -> int:
+    """Raise the open-files limit to the hard one; the HTTP connections it leaves room for (with ``rest``: a
+    ValueError if none), logged."""
+    files = raise_open_files()
+    cap = connection_cap(config, files.limit) if rest else 0
+    get_logger().info(
+        "open_files",
+        limit=files.limit,
+        raised_from=files.before,
+        hard=files.hard,
+        http_connections=cap,
+        reserved=config.reserved_files,
+    )
+    return cap
+
+
+async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
     port = await app.grpc.start()
@@ -274,7 +292,7 @@ async def _embedded(app: App, sock: socket.socket | None) -> None:
     backend: Backend | None = None
     if sock is not None:
         backend = app.table_backend()
-        rest = _rest_server(app.rest(backend), config, sock)
+        rest = _rest_server(app.rest(backend), config, sock, ConnectionGate(cap, app.metrics.registry))
         waits.append(asyncio.create_task(rest.run_on_socket()))
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -289,9 +307,13 @@ async def _embedded(app: App, sock: socket.socket | None) -> None:
         await backend.close()
 
 
-def _rest_server(fastapi: FastAPI, config: Config, sock: socket.socket) -> RestServer:
+def _rest_server(fastapi: FastAPI, config: Config, sock: socket.socket, gate: ConnectionGate) -> RestServer:
     return RestServer(
-        fastapi, sock, grace_seconds=config.grace_seconds, read_timeout=config.gateway_read_timeout_seconds
+        fastapi,
+        sock,
+        grace_seconds=config.grace_seconds,
+        read_timeout=config.gateway_read_timeout_seconds,
+        gate=gate,
     )
 
 
@@ -303,6 +325,7 @@ def _store_kind(url: str) -> str:
 def serve_grpc(config: Config, *, extra_methods: Sequence[Method] = ()) -> None:
     """The gRPC port alone (TableService, no host), until SIGTERM or SIGINT, with the metrics endpoint if
     configured."""
+    _open_files(config, rest=False)
     app = App(config, extra_methods=extra_methods)
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
@@ -316,8 +339,9 @@ def serve_grpc(config: Config, *, extra_methods: Sequence[Method] = ()) -> None:
 def serve_split(config: Config, target: str) -> None:
     """``mazziere gateway``: the REST port alone (REST, Connect, gRPC-Web), calling the gRPC service at ``target``,
     until SIGTERM or SIGINT."""
+    cap = _open_files(config, rest=True)
     sock = bind(config.rest_host, config.rest_port)
-    uvloop.run(_split(config, target, sock))
+    uvloop.run(_split(config, target, sock, cap))
 
 
 class _Draining:
@@ -344,13 +368,13 @@ class _Draining:
         await self.backend.close()
 
 
-async def _split(config: Config, target: str, sock: socket.socket) -> None:
+async def _split(config: Config, target: str, sock: socket.socket, cap: int) -> None:
     stop = _stop_on_signals()
     backend = _Draining(_channel(config, target))
     registry = new_registry()  # the HTTP metrics and the gateway process's own
     if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
         serve_registry(registry, config.metrics_port, config.bind_host)
-    rest = _rest_server(create_app(backend, config, registry=registry), config, sock)
+    rest = _rest_server(create_app(backend, config, registry=registry), config, sock, ConnectionGate(cap, registry))
     rest_task = asyncio.create_task(rest.run_on_socket())
     get_logger().info("rest_serving", port=sock.getsockname()[1], target=target, gateway="split")
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)

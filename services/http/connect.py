@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -259,6 +260,19 @@ def _error_response(protocol: Protocol, codec: Codec, error: ServiceError, *, ca
             _end(protocol, error, trailers), media_type=protocol.prefix + codec.name, headers=retry_headers(error)
         )
     return _with_metadata(response, protocol, call)
+
+
+_RPC_PATH = re.compile(r"^/[A-Za-z_]\w*(\.[A-Za-z_]\w*)+/[A-Za-z_]\w*$")
+"""A Connect or gRPC-Web route: ``/<package>.<Service>/<Method>``."""
+
+
+def protocol_refusal(path: str, content_type: str, error: ServiceError) -> Response | None:
+    """``error`` as a Connect or gRPC-Web route answers it to a request of ``content_type`` (a refusal made before
+    the route is reached); None for a request of any other route or content type."""
+    found = _CONTENT_TYPES.get(content_type.split(";", 1)[0].strip().lower())
+    if found is None or not _RPC_PATH.match(path):
+        return None
+    return _error_response(*found, error)
 
 
 # -- reading the request ----------------------------------------------------------------------------
