@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import signal
 import socket
 import sys
@@ -36,31 +35,40 @@ from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
 from mazziere.services.grpc.server import GrpcServer
 from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
+from mazziere.services.host.capabilities import in_the_clear
 from mazziere.services.host.host import HOST_SERVICE, Host
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
-from mazziere.services.host.store import open_store
+from mazziere.services.host.store import Store, StoreError, open_store
 from mazziere.services.http.app import create_app
+from mazziere.services.http.connections import ConnectionGate, connection_cap, raise_open_files
 from mazziere.services.http.server import RestServer, bind
 from mazziere.services.table.channel import ChannelBackend
 from mazziere.services.table.client import LocalTables, RemoteTables, TableClient
 from mazziere.services.table.games import served_games
+from mazziere.services.table.keyfile import kept_keyring
 from mazziere.services.table.methods import SERVICE_NAME, TABLE_SERVICE, table_methods
-from mazziere.services.table.sealing import Keyring, new_key_entry
+from mazziere.services.table.sealing import Keyring
 from mazziere.services.table.service import TableService
 
 KEY_FILE = "seal.keys"
 """The sealing key the embedded default makes for itself in its data directory (when no keys are configured)."""
 
 
-def make_keyring(config: Config, *, keep_in: Path | None = None) -> Keyring:
-    """The configured keys; else one kept in ``keep_in`` (made on first start, readable by this user only), so
-    stored tables outlive a restart; else one for this process alone."""
+def make_keyring(config: Config, *, keep_in: Path | None = None, store: Store | None = None) -> Keyring:
+    """The configured keys; else one kept in ``keep_in`` (made on first start, readable by this user only, checked
+    against the tables ``store`` holds: :mod:`~mazziere.services.table.keyfile`), so stored tables outlive a
+    restart; else one for this process alone."""
     keyring = Keyring.from_config(config.seal_keys, config.seal_keys_file)
     if keyring is not None:
         return keyring
     if keep_in is not None:
-        return _kept_key(keep_in / KEY_FILE)
+        return kept_keyring(
+            keep_in / KEY_FILE,
+            latest_token=lambda: None if store is None else asyncio.run(store.latest_token()),
+            store=_store_kind(config.store),
+            fresh=config.new_seal_key,
+        )
     keyring = Keyring.ephemeral()
     get_logger().warning(
         "EPHEMERAL_SEALING_KEY",
@@ -71,19 +79,6 @@ def make_keyring(config: Config, *, keep_in: Path | None = None) -> Keyring:
     return keyring
 
 
-def _kept_key(path: Path) -> Keyring:
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(new_key_entry() + "\n")
-        get_logger().info("sealing_key_created", path=str(path), message="no MAZZIERE_SEAL_KEYS: made one here")
-    keyring = Keyring.from_config("", str(path))
-    assert keyring is not None
-    get_logger().info("sealing_key_file", path=str(path), kid=keyring.primary)
-    return keyring
-
-
 def keeps_its_key(config: Config) -> bool:
     """Whether the embedded default keeps its own sealing key beside its store (a host on SQLite, in process)."""
     return config.host_enabled and config.store.startswith("sqlite:") and not config.engine_target
@@ -91,7 +86,8 @@ def keeps_its_key(config: Config) -> bool:
 
 class App:
     """Everything one server process holds, built once from ``config``: the call core and its metrics, the table
-    service, the host (with ``hosting``), and the gRPC server; :meth:`rest` makes the HTTP transport."""
+    service, the host (with ``hosting``, on ``store`` or the configured one), and the gRPC server; :meth:`rest`
+    makes the HTTP transport."""
 
     def __init__(
         self,
@@ -99,6 +95,7 @@ class App:
         *,
         keyring: Keyring | None = None,
         hosting: bool = False,
+        store: Store | None = None,
         extra_methods: Sequence[Method] = (),
     ) -> None:
         self.config = config
@@ -113,7 +110,7 @@ class App:
             replay_max_views=config.replay_max_views,
         )
         self.dispatcher = _dispatcher(config, self.metrics, [*table_methods(self.table), *extra_methods])
-        self.host = _host(config, self.table, self.dispatcher, self.metrics) if hosting else None
+        self.host = _host(config, self.table, self.dispatcher, self.metrics, store) if hosting else None
         if self.host is not None:
             self.dispatcher.serve(self.host.methods())
         self.grpc = GrpcServer(config, self.dispatcher)
@@ -121,6 +118,14 @@ class App:
         if config.trusted_mode:
             self.log.warning(
                 "TRUSTED_MODE", message="states travel in plain and seat keys are not required: trusted back ends only"
+            )
+        if self.host is not None and in_the_clear(config.public_url):
+            self.log.warning(
+                "PUBLIC_URL_IN_THE_CLEAR",
+                message="MAZZIERE_PUBLIC_URL is plain http:// at an address on the internet: invite links, and the "
+                "capabilities in them, travel unencrypted; serve /play over TLS (docs/security.md, "
+                '"TLS for friends on the internet") and set an https:// MAZZIERE_PUBLIC_URL',
+                public_url=config.public_url,
             )
         if not self.dispatcher.admission.tenants.required:
             self.log.info("anonymous_callers", message="no MAZZIERE_TENANTS: every caller shares one tenant's quotas")
@@ -186,8 +191,9 @@ def _dispatcher(config: Config, metrics: Metrics, methods: Sequence[Method]) -> 
     )
 
 
-def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: Metrics) -> Host:
-    """A host on ``config``'s store, calling the table service of this process or the engine's replicas."""
+def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: Metrics, store: Store | None) -> Host:
+    """A host on ``store`` (else ``config``'s), calling the table service of this process or the engine's
+    replicas."""
     tables: TableClient
     if config.engine_target:
         backend = _channel(config, config.engine_target)
@@ -202,7 +208,7 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
         heartbeat_seconds=config.heartbeat_seconds,
         timer_moves=config.timer_moves,
     )
-    return Host(open_store(config.store), tables, settings, HostMetrics(metrics.registry))
+    return Host(store or open_store(config.store), tables, settings, HostMetrics(metrics.registry))
 
 
 def _channel(config: Config, target: str) -> ChannelBackend:
@@ -233,16 +239,48 @@ def serve_embedded(config: Config) -> None:
     """``mazziere serve``: gRPC, the host and REST in one process until SIGTERM or SIGINT."""
     if config.gateway_embedded == "channel" and config.tls_cert_file:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
+    cap = _open_files(config, rest=bool(config.rest_port))
     sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
-    keyring = make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None)
-    app = App(config, keyring=keyring, hosting=config.host_enabled)
+    store = _open_store(config) if config.host_enabled else None
+    try:
+        keyring = make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None, store=store)
+    except BaseException:
+        if store is not None:
+            asyncio.run(store.aclose())
+        raise
+    app = App(config, keyring=keyring, hosting=config.host_enabled, store=store)
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
     gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
-    uvloop.run(_embedded(app, sock))
+    uvloop.run(_embedded(app, sock, cap))
 
 
-async def _embedded(app: App, sock: socket.socket | None) -> None:
+def _open_store(config: Config) -> Store:
+    """The host's store, opened before the sealing key is read (a kept key is checked against its tables); a store
+    that cannot open stops the start-up (``startup_failed``)."""
+    try:
+        return open_store(config.store)
+    except StoreError as exc:
+        raise RuntimeError(str(exc)) from None
+
+
+def _open_files(config: Config, *, rest: bool) -> int:
+    """Raise the open-files limit to the hard one; the HTTP connections it leaves room for (with ``rest``: a
+    ValueError if none), logged."""
+    files = raise_open_files()
+    cap = connection_cap(config, files.limit) if rest else 0
+    get_logger().info(
+        "open_files",
+        limit=files.limit,
+        raised_from=files.before,
+        hard=files.hard,
+        http_connections=cap,
+        reserved=config.reserved_files,
+    )
+    return cap
+
+
+async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
     port = await app.grpc.start()
@@ -254,7 +292,7 @@ async def _embedded(app: App, sock: socket.socket | None) -> None:
     backend: Backend | None = None
     if sock is not None:
         backend = app.table_backend()
-        rest = _rest_server(app.rest(backend), config, sock)
+        rest = _rest_server(app.rest(backend), config, sock, ConnectionGate(cap, app.metrics.registry))
         waits.append(asyncio.create_task(rest.run_on_socket()))
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -269,9 +307,13 @@ async def _embedded(app: App, sock: socket.socket | None) -> None:
         await backend.close()
 
 
-def _rest_server(fastapi: FastAPI, config: Config, sock: socket.socket) -> RestServer:
+def _rest_server(fastapi: FastAPI, config: Config, sock: socket.socket, gate: ConnectionGate) -> RestServer:
     return RestServer(
-        fastapi, sock, grace_seconds=config.grace_seconds, read_timeout=config.gateway_read_timeout_seconds
+        fastapi,
+        sock,
+        grace_seconds=config.grace_seconds,
+        read_timeout=config.gateway_read_timeout_seconds,
+        gate=gate,
     )
 
 
@@ -283,6 +325,7 @@ def _store_kind(url: str) -> str:
 def serve_grpc(config: Config, *, extra_methods: Sequence[Method] = ()) -> None:
     """The gRPC port alone (TableService, no host), until SIGTERM or SIGINT, with the metrics endpoint if
     configured."""
+    _open_files(config, rest=False)
     app = App(config, extra_methods=extra_methods)
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
@@ -296,8 +339,9 @@ def serve_grpc(config: Config, *, extra_methods: Sequence[Method] = ()) -> None:
 def serve_split(config: Config, target: str) -> None:
     """``mazziere gateway``: the REST port alone (REST, Connect, gRPC-Web), calling the gRPC service at ``target``,
     until SIGTERM or SIGINT."""
+    cap = _open_files(config, rest=True)
     sock = bind(config.rest_host, config.rest_port)
-    uvloop.run(_split(config, target, sock))
+    uvloop.run(_split(config, target, sock, cap))
 
 
 class _Draining:
@@ -324,13 +368,13 @@ class _Draining:
         await self.backend.close()
 
 
-async def _split(config: Config, target: str, sock: socket.socket) -> None:
+async def _split(config: Config, target: str, sock: socket.socket, cap: int) -> None:
     stop = _stop_on_signals()
     backend = _Draining(_channel(config, target))
     registry = new_registry()  # the HTTP metrics and the gateway process's own
     if config.metrics_port:  # the HTTP metrics, on the metrics port as the engine's are
         serve_registry(registry, config.metrics_port, config.bind_host)
-    rest = _rest_server(create_app(backend, config, registry=registry), config, sock)
+    rest = _rest_server(create_app(backend, config, registry=registry), config, sock, ConnectionGate(cap, registry))
     rest_task = asyncio.create_task(rest.run_on_socket())
     get_logger().info("rest_serving", port=sock.getsockname()[1], target=target, gateway="split")
     await asyncio.wait([asyncio.create_task(stop.wait()), rest_task], return_when=asyncio.FIRST_COMPLETED)

@@ -56,6 +56,9 @@ class Config:
     seal_keys: str = ""
     """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
     seal_keys_file: str = ""
+    new_seal_key: bool = False
+    """The embedded default with no keys configured: start even though the store's tables were sealed under a key
+    it no longer has (its key file missing: a new one is made), which then never open again. Off: it refuses."""
     trusted_mode: bool = False
     """Plain states in and out, and no seat keys: only for a trusted back end or debugging."""
     max_message_bytes: int = 1 << 20
@@ -118,6 +121,13 @@ class Config:
     """Also serve ``/metrics`` on the REST port (off: metrics only on ``MAZZIERE_METRICS_PORT``, which is not
     meant to face the internet)."""
     gateway_read_timeout_seconds: float = 10.0
+    http_connections: int = 0
+    """HTTP connections the REST port serves at a time; past them only health probes are answered, anything else
+    refused (503, TOO_MANY_CONNECTIONS). 0: the open-files limit (raised to its hard limit at start) less
+    ``reserved_files``."""
+    reserved_files: int = 128
+    """Open files kept from the HTTP connections: for the store, the gRPC port's connections, the listening sockets,
+    the process's own files and the probes answered past the cap."""
     """How long a REST caller may take to send a request's headers, and then its body (408 or a closed
     connection beyond)."""
     web_source_maps: bool = False
@@ -209,6 +219,8 @@ class Config:
             )
         if self.gateway_read_timeout_seconds <= 0:
             raise ConfigError("MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS must be > 0")
+        if self.http_connections < 0 or self.reserved_files < 64:
+            raise ConfigError("MAZZIERE_HTTP_CONNECTIONS must be >= 0 and MAZZIERE_RESERVED_FILES >= 64")
 
     @property
     def store(self) -> str:

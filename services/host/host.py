@@ -193,6 +193,7 @@ class Host:
         record, audience = await self._open(request.table_id, call)
         if not audience.isdigit():
             raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "advice is for a seat: use that seat's invite")
+        _check_open(record)
         seat = int(audience)
         advice = await self.tables.advise(
             svc.AdviseRequest(
@@ -286,6 +287,7 @@ class Host:
     async def reissue_invite(self, request: hpb.ReissueInviteRequest, call: Call) -> hpb.ReissueInviteResponse:
         record, audience = await self._open(request.table_id, call)
         capabilities.owner_only(audience)
+        _check_open(record)
         if request.HasField("seat"):
             target = str(request.seat)
             if target not in record.capabilities:
@@ -512,9 +514,14 @@ def _bots(request: hpb.OpenTableRequest) -> tuple[str, ...]:
     return bots
 
 
-def _check_movable(record: TableRecord, expected_seq: int) -> None:
+def _check_open(record: TableRecord) -> None:
+    """A closed table takes no more moves, issues no more invites and gives no more advice."""
     if record.closed:
         raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
+
+
+def _check_movable(record: TableRecord, expected_seq: int) -> None:
+    _check_open(record)
     if record.seq != expected_seq:
         raise _stale(expected_seq, record.seq)
 

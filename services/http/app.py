@@ -13,18 +13,19 @@ from collections.abc import Sequence
 from fastapi import FastAPI
 from google.protobuf.descriptor import ServiceDescriptor
 from prometheus_client import CollectorRegistry
-from starlette.middleware.cors import CORSMiddleware
 
 from mazziere.services.config import Config
 from mazziere.services.core.backend import Backend
 from mazziere.services.http import connect
 from mazziere.services.http.comments import proto_comments
+from mazziere.services.http.connections import RefuseOverCap
+from mazziere.services.http.cors import ServedCors, served_methods
 from mazziere.services.http.errors import add_error_handlers
 from mazziere.services.http.headers import SecurityHeaders
 from mazziere.services.http.observe import Observe
-from mazziere.services.http.openapi import DESCRIPTION, SWAGGER_UI_STATIC, add_docs, openapi, responses
+from mazziere.services.http.openapi import DESCRIPTION, DOCS_PATH, SWAGGER_UI_STATIC, add_docs, openapi, responses
 from mazziere.services.http.openapi import request_body as openapi_request_body
-from mazziere.services.http.probes import PROBES_TAG, add_probes
+from mazziere.services.http.probes import PROBE_PATHS, PROBES_TAG, add_probes
 from mazziere.services.http.request import REQUEST_ID_HEADER
 from mazziere.services.http.rest import SEAT_KEY_HEADER, endpoint
 from mazziere.services.http.routes import ROUTES, SERVICE
@@ -84,11 +85,13 @@ def create_app(
         add_docs(app)
     add_web_table(app, source_maps=config.web_source_maps)
     add_error_handlers(app)
+    # Innermost: a request past the connection cap is refused (and counted by Observe) before any route.
+    app.add_middleware(RefuseOverCap, probes=PROBE_PATHS, protocol_refusal=connect.protocol_refusal)
     if config.origins:
         app.add_middleware(
-            CORSMiddleware,
+            ServedCors,
+            served=lambda path: served_methods(app.router.routes, path, refusals=(connect.not_post,)),
             allow_origins=config.origins,
-            allow_methods=["GET", "POST"],
             allow_headers=[
                 "Authorization",
                 "Content-Type",
@@ -102,7 +105,9 @@ def create_app(
         )
     app.add_middleware(Observe, registry=registry, log_requests=config.log_calls)
     # Outermost, so Observe's own 500 gets the headers too; static files may be cached, nothing else.
-    app.add_middleware(SecurityHeaders, web=WEB_PATH, static=(WEB_PATH + "/", SWAGGER_UI_STATIC + "/"))
+    app.add_middleware(
+        SecurityHeaders, web=WEB_PATH, pages=(DOCS_PATH,), static=(WEB_PATH + "/", SWAGGER_UI_STATIC + "/")
+    )
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app
 

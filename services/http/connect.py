@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -261,6 +262,19 @@ def _error_response(protocol: Protocol, codec: Codec, error: ServiceError, *, ca
     return _with_metadata(response, protocol, call)
 
 
+_RPC_PATH = re.compile(r"^/[A-Za-z_]\w*(\.[A-Za-z_]\w*)+/[A-Za-z_]\w*$")
+"""A Connect or gRPC-Web route: ``/<package>.<Service>/<Method>``."""
+
+
+def protocol_refusal(path: str, content_type: str, error: ServiceError) -> Response | None:
+    """``error`` as a Connect or gRPC-Web route answers it to a request of ``content_type`` (a refusal made before
+    the route is reached); None for a request of any other route or content type."""
+    found = _CONTENT_TYPES.get(content_type.split(";", 1)[0].strip().lower())
+    if found is None or not _RPC_PATH.match(path):
+        return None
+    return _error_response(*found, error)
+
+
 # -- reading the request ----------------------------------------------------------------------------
 
 
@@ -336,7 +350,7 @@ def add_routes(
             include_in_schema=False,
         )
         router.add_api_route(
-            rpc.path, _not_post, methods=NOT_POST, name=f"connect.{rpc.name}.405", include_in_schema=False
+            rpc.path, not_post, methods=NOT_POST, name=f"connect.{rpc.name}.405", include_in_schema=False
         )
 
 
@@ -344,7 +358,7 @@ NOT_POST = ["GET", "HEAD", "PUT", "PATCH", "DELETE"]
 """Methods a Connect route answers with a plain 405 (Connect's GET form is not served)."""
 
 
-async def _not_post(request: Request) -> Response:
+async def not_post(request: Request) -> Response:
     """A plain 405, as Connect servers answer (a client makes its error from the status)."""
     return PlainTextResponse(f"{request.method} is not served here: use POST", 405, headers={"Allow": "POST"})
 

@@ -26,6 +26,8 @@ SEAT_KEY_SCHEME = "SeatKey"
 
 SWAGGER_UI_STATIC = "/static/swagger-ui"
 """Where the Swagger UI files of the ``swagger-ui-bundle-v2`` package are served: /docs needs no CDN."""
+DOCS_PATH = "/docs"
+"""Swagger UI's page."""
 
 
 def add_docs(app: FastAPI) -> None:
@@ -43,7 +45,7 @@ def add_docs(app: FastAPI) -> None:
     )
     policy = {"Content-Security-Policy": docs_policy(page)}  # its inline start-up script allowed by its hash
 
-    @app.get("/docs", include_in_schema=False)
+    @app.get(DOCS_PATH, include_in_schema=False)
     async def docs() -> HTMLResponse:
         return HTMLResponse(page, headers=policy)
 

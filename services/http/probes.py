@@ -10,6 +10,9 @@ from mazziere.services.core.backend import Backend
 from mazziere.services.http.errors import JSON
 
 PROBES_TAG = {"name": "Probes", "description": "Liveness and readiness, for load balancers and Kubernetes."}
+HEALTHZ, READYZ = "/healthz", "/readyz"
+PROBE_PATHS = (HEALTHZ, READYZ)
+"""Answered even past the connection cap (:mod:`.connections`)."""
 
 
 def add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | None) -> None:
@@ -17,7 +20,7 @@ def add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | Non
     status_schema = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
 
     @app.get(
-        "/healthz",
+        HEALTHZ,
         tags=["Probes"],
         summary="Liveness: the process answers",
         description="200 while the process can answer at all; it asks nothing of the engine.",
@@ -27,7 +30,7 @@ def add_probes(app: FastAPI, backend: Backend, registry: CollectorRegistry | Non
         return Response(b'{"status":"ok"}', media_type=JSON)
 
     @app.get(
-        "/readyz",
+        READYZ,
         tags=["Probes"],
         summary="Readiness: the engine service answers SERVING to a health check",
         description="200 with SERVING when the engine is ready for calls; 503 while it starts or shuts down.",

@@ -1,5 +1,6 @@
 """The HTTP server: uvicorn on a socket bound before anything starts, with a deadline and a bound on each
-request's head, and signals left to the composition root (which stops gRPC and HTTP together)."""
+request's head, a cap on its connections (:mod:`.connections`), and signals left to the composition root (which
+stops gRPC and HTTP together)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from mazziere.services.http.stream import TRANSPORT
+from mazziere.services.http.connections import OVER_CAP, ConnectionGate, Verdict
+from mazziere.services.http.stream import CONNECTION, Connection
 
 MAX_HEAD_BYTES = 64 * 1024
 """The most a request line and its headers may take; beyond, 431 and the connection is closed."""
 
 
 class GuardedHttpTools(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a deadline on each request's head, and a bound on its size.
+    """uvicorn's httptools protocol with a deadline on each request's head, a bound on its size, and its
+    connections counted against the ``gate``'s cap (when there is one).
 
     uvicorn times out idle keep-alive connections only: a caller that opens a connection and sends nothing, or
     half a request line, holds it forever. Here the head (request line and headers) must arrive within
@@ -28,11 +31,13 @@ class GuardedHttpTools(HttpToolsProtocol):
     """
 
     read_timeout = 10.0
+    gate: ConnectionGate | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._head_timer: asyncio.TimerHandle | None = None
         self._head_bytes = 0
+        self._verdict = Verdict.SERVE
 
     def _arm(self) -> None:
         self._disarm()
@@ -60,11 +65,20 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._connection = Connection(transport, self.flow)
+        if self.gate is not None:
+            self._verdict = self.gate.taken(len(self.connections))
+            if self._verdict is Verdict.CLOSE:
+                transport.write(self.gate.bare_refusal)
+                transport.close()
+                return
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+        if self.gate is not None:
+            self.gate.released(len(self.connections))
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -81,16 +95,25 @@ class GuardedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
-        self.scope[TRANSPORT] = self.transport  # type: ignore[literal-required]  # to drop a stalled reader's
+        self.scope[CONNECTION] = self._connection  # type: ignore[literal-required]  # its streams' writes
+        if self._verdict is Verdict.PROBES:
+            self.scope[OVER_CAP] = self.gate  # type: ignore[literal-required]  # refused unless a probe
 
 
 class RestServer(uvicorn.Server):
     """uvicorn on a socket we bound, with signals left to us (we stop gRPC and REST together)."""
 
     def __init__(
-        self, app: FastAPI, sock: socket.socket, *, grace_seconds: float | None = None, read_timeout: float = 10.0
+        self,
+        app: FastAPI,
+        sock: socket.socket,
+        *,
+        grace_seconds: float | None = None,
+        read_timeout: float = 10.0,
+        gate: ConnectionGate | None = None,
     ) -> None:
-        protocol = type("GuardedHttp", (GuardedHttpTools,), {"read_timeout": read_timeout})
+        """``gate``: the cap on connections and its counts (none: no cap)."""
+        protocol = type("GuardedHttp", (GuardedHttpTools,), {"read_timeout": read_timeout, "gate": gate})
         super().__init__(
             uvicorn.Config(
                 app,

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,23 @@ def test_a_closed_table_takes_no_move_and_tells_its_watchers(hosted: Hosted) -> 
     last = next(m for m in watch if m.HasField("update"))
     assert last.update.closed
     assert refused(lambda: play_first(hosted.stub, opened)) == "FAILED_PRECONDITION/TABLE_CLOSED"
+
+
+def test_a_closed_table_issues_no_invite_and_gives_no_advice(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    keys = invites(opened)
+    owner = cap(opened.owner.capability)
+    advise = hpb.AdviseSeatRequest(table_id=opened.table_id, samples=16)
+    assert hosted.stub.AdviseSeat(advise, metadata=cap(keys[0]), timeout=20).advice.seat == 0  # open, it advises
+    hosted.stub.CloseTable(hpb.CloseTableRequest(table_id=opened.table_id), metadata=owner)
+    closed = "FAILED_PRECONDITION/TABLE_CLOSED"
+    for request in (  # a seat's invite, and the spectators' link
+        hpb.ReissueInviteRequest(table_id=opened.table_id, seat=1),
+        hpb.ReissueInviteRequest(table_id=opened.table_id),
+    ):
+        assert refused(partial(hosted.stub.ReissueInvite, request, metadata=owner)) == closed
+    assert refused(lambda: hosted.stub.AdviseSeat(advise, metadata=cap(keys[0]), timeout=20)) == closed
+    assert table_of(hosted.stub, opened, keys[1]).seat == 1  # the invites of a closed table still read it
 
 
 def test_a_watch_of_a_closed_table_ends_after_the_closing_update(hosted: Hosted) -> None:

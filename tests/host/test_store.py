@@ -215,6 +215,19 @@ async def test_expiring_removes_idle_tables_with_their_log(backend: Backend) -> 
     assert await store.expire(5_000) == 0
 
 
+async def test_the_latest_token_is_the_table_changed_last_closed_or_not(backend: Backend) -> None:
+    """What the server checks its kept sealing key against at start (tests/host/test_keys_at_start.py)."""
+    store = await backend.open()
+    assert await store.latest_token() is None
+    await store.create(table("t1", token=b"first"), step(0))
+    await store.create(table("t2", token=b"second", updated_ms=2_000), step(0))
+    assert await store.latest_token() == b"second"
+    assert await advance(store, "t1", 1)
+    assert await store.latest_token() == b"token-1"
+    assert await store.close("t1", step(2))
+    assert await store.latest_token() == b"token-1"
+
+
 async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> None:
     await backend.open()
     assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]

@@ -249,11 +249,17 @@ def person(browser: Any, width: int = 900, height: int = 900) -> Person:
     page = context.new_page()
     someone = Person(context, page)
     page.on("pageerror", lambda error: someone.errors.append(str(error)))
-    # Chromium logs every load or script the page's Content-Security-Policy blocks.
-    page.on("console", lambda msg: someone.errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    # Chromium logs every load or script the page's Content-Security-Policy blocks, and every feature of its
+    # Permissions-Policy it does not know or that the page was refused.
+    page.on("console", lambda msg: someone.errors.append(msg.text) if _policy_message(msg.text) else None)
     page.on("response", lambda response: someone.responses.append(response))
     page.on("requestfinished", lambda request: someone.finished.append(request))
     return someone
+
+
+def _policy_message(text: str) -> bool:
+    lowered = text.lower()
+    return any(name in lowered for name in ("content security policy", "permissions-policy", "permissions policy"))
 
 
 def view_codes(value: Any) -> set[str]:

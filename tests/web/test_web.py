@@ -440,6 +440,8 @@ def test_the_gateway_serves_the_page_at_play_beside_the_api(server: Server) -> N
         assert '<div id="app"' in answer.read().decode()
         policy = answer.headers["content-security-policy"]  # the pages' tests above see no violation of it
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
+        assert answer.headers["cross-origin-opener-policy"] == "same-origin"  # nor is there any of this one's
+        assert "clipboard-write=(self)" in answer.headers["permissions-policy"]  # "copy the invite link"
     with urllib.request.urlopen(f"{server.url}/play/app.js", timeout=10) as answer:
         assert answer.headers["content-type"].startswith("text/javascript")
     with urllib.request.urlopen(f"{server.url}/v1/games", timeout=10) as answer:

@@ -27,6 +27,7 @@ function refusalText(r: api.Refusal): string {
     CAPABILITY_INVALID: "Questo invito non vale più (this invite no longer works)",
     OVERLOADED: "Il servizio è molto occupato: riprova tra poco (the service is busy: try again shortly)",
     STORE_UNAVAILABLE: "Il tavolo non è raggiungibile ora: riprova tra poco (the table cannot be reached now: try again shortly)",
+    TOO_MANY_CONNECTIONS: "Il server ha troppe connessioni aperte: riprova tra poco (the server has too many connections open: try again shortly)",
   };
   const said = words[r.reason] ?? (r.reason ? r.message : "Il servizio non risponde (the service does not answer)");
   const detail = words[r.reason] && r.message ? ` · ${r.message}` : "";

@@ -104,6 +104,10 @@ class Store(Protocol):
         """How many open (not closed) tables the store keeps."""
         ...
 
+    async def latest_token(self) -> bytes | None:
+        """The token of the table changed last, closed or not; None if the store keeps no table."""
+        ...
+
     async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
         """The latest ``seq`` of each of these tables the store keeps."""
         ...

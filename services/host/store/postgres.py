@@ -205,6 +205,11 @@ class PostgresStore:
             row = await (await conn.execute(SQL.count)).fetchone()
             return int(row[0]) if row else 0
 
+    async def latest_token(self) -> bytes | None:
+        async with self._transaction("latest_token") as conn:
+            row = await (await conn.execute(SQL.latest_token)).fetchone()
+            return bytes(row[0]) if row else None
+
     async def notify(self, table_id: str, seq: int) -> None:
         async with self._transaction("notify") as conn:
             await conn.execute(NOTIFY, (CHANNEL, f"{table_id}:{seq}"))

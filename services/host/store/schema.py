@@ -148,6 +148,8 @@ DUE = (
 LEASE = "UPDATE tables SET lease_owner = %s, lease_until_ms = %s WHERE table_id = %s"
 EXPIRE = "DELETE FROM tables WHERE updated_ms < %s"
 COUNT = "SELECT count(*) FROM tables WHERE NOT closed"
+# The table changed last, closed or not (its token tells the key the store's tables are sealed under).
+LATEST_TOKEN = "SELECT token FROM tables ORDER BY updated_ms DESC, table_id LIMIT 1"
 
 
 def now_ms() -> int:
@@ -213,6 +215,7 @@ class Statements:
     expire: str
     count: str
     select_seq: str
+    latest_token: str
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -230,5 +233,6 @@ class Statements:
             EXPIRE,
             COUNT,
             SELECT_SEQ,
+            LATEST_TOKEN,
         )
         return cls(*(dialect.sql(text) for text in texts))

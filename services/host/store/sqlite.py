@@ -219,6 +219,10 @@ class SqliteStore:
         rows = await self._run(partial(self._read, SQL.count, ()))
         return int(rows[0][0])
 
+    async def latest_token(self) -> bytes | None:
+        rows = await self._run(partial(self._read, SQL.latest_token, ()))
+        return bytes(rows[0][0]) if rows else None
+
     async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
         return await self._run(partial(self._seqs, list(table_ids)))
 
