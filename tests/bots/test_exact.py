@@ -14,6 +14,7 @@ import pytest
 from mazziere import engine
 from mazziere.engine.bots import advise
 from mazziere.engine.bots import sette_e_mezzo as sm
+from mazziere.engine.bots.sette_e_mezzo import bank_advice
 from mazziere.engine.bots.values import ActionAdvice, Advice
 from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from mazziere.engine.table import Action, Seat
@@ -56,7 +57,7 @@ def check(state: SetteEMezzoState, seat: int, budget: int = 60_000) -> bool:
         return False
     advice = advise(state, seat)
     assert advice.method == "EXACT"
-    parity = sm.table(state.rules).three_two
+    parity = sm.profile_of(state.rules).three_two
     for (kind, amount), b in reference.items():
         entry = _by_action(advice).get((kind, amount))
         if entry is not None:
@@ -171,12 +172,12 @@ def test_sm13_bank_weighs_the_players_face_down_cards_jointly() -> None:
 
 def test_bank_advice_beyond_the_joint_budget_is_approximate_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     run = table("Fc 2b 6c 6d 4b", seats=3).do("1 STAKE 2", "1 HIT", "1 STAND", "2 STAKE 3", "2 HIT", "2 STAND")
-    monkeypatch.setattr(sm, "BANK_EXACT_ASSIGNMENTS", 0)
-    sm._MEMO.clear()
+    monkeypatch.setattr(bank_advice, "BANK_EXACT_ASSIGNMENTS", 0)
+    sm.MEMO.clear()
     advice = advise(run.state, 0)
     assert {(a.basis, a.error_bound) for a in advice.actions} == {("APPROXIMATE", sm.BANK_APPROX_ERROR * 5)}
     assert check(run.state, 0)
-    sm._MEMO.clear()
+    sm.MEMO.clear()
 
 
 def test_approximate_bank_advice_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,11 +196,11 @@ def test_approximate_bank_advice_stays_within_its_bound(monkeypatch: pytest.Monk
             exact = advise(state, state.bank)
             if {a.basis for a in exact.actions} != {"EXACT"}:
                 continue
-            monkeypatch.setattr(sm, "BANK_EXACT_ASSIGNMENTS", 0)
-            sm._MEMO.clear()
+            monkeypatch.setattr(bank_advice, "BANK_EXACT_ASSIGNMENTS", 0)
+            sm.MEMO.clear()
             approximate = advise(state, state.bank)
             monkeypatch.undo()
-            sm._MEMO.clear()
+            sm.MEMO.clear()
             for a, b in zip(exact.actions, approximate.actions, strict=True):
                 assert b.error_bound == sm.BANK_APPROX_ERROR * sum(down)
                 worst = max(worst, abs(a.expected - b.expected) / sum(down))
