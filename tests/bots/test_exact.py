@@ -306,3 +306,52 @@ def test_advice_equals_brute_force_on_random_states_of_every_option() -> None:
         assert done, (preset, options)
     print(dict(seen), f"{time.process_time() - start:.1f} s")
     assert seen["DECIDE"] >= 15 and seen["STAKE"] >= 3 and seen["BANK"] >= 10 and seen["multi"] >= 20
+
+
+# -- big tables: late decisions, the stock near its end -------------------------------------------------------------
+
+
+def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoState]:
+    """A CASINO hand at ``seats`` seats in which the players draw while under 6½ to 7½ (so the stock runs low): the
+    decisions of its last player, and of the one before where the stock is short (one player still to play), where
+    the stock may run out before the bank is done."""
+    people = [Seat(f"s{i}", 100) for i in range(seats)]
+    state = engine.new_table("sette_e_mezzo", people, seed=rng.randbytes(8), preset="CASINO").state
+    state = engine.apply(state, Action(0, "DEAL")).state
+    below = rng.choice([13, 14, 15])
+    out: list[SetteEMezzoState] = []
+    while state.phase in (Phase.STAKE, Phase.DECIDE):
+        seat = state.turn
+        if seat == seats - 1 or (seat == seats - 2 and len(state.stock) < 10):
+            out.append(state)
+        legal = {e.kind: e for e in engine.legal_actions(state, seat)}
+        if state.phase is Phase.STAKE:
+            action = Action(seat, "STAKE", 1)
+        else:
+            kind = "HIT" if "HIT" in legal and (state.hands[seat].points < below or "STAND" not in legal) else "STAND"
+            action = Action(seat, kind if kind in legal else next(iter(legal)))
+        state = engine.apply(state, action).state
+    return out
+
+
+def test_late_decisions_at_big_casino_tables_equal_brute_force() -> None:
+    """CASINO at 7 to 12 seats, the players before drawing deep into the stock: the last players' decisions, where
+    the players still to play (forced to draw below the bank's card) and the bank may find the stock empty, agree
+    with brute force (every figure EXACT)."""
+    rng = random.Random(20261202)
+    done: Counter[int] = Counter()
+    short = 0
+    for seats in (7, 9, 10, 12):
+        tried = 0
+        while done[seats] < 2 and tried < 6:
+            for state in _late_casino_decisions(seats, rng):
+                if done[seats] == 2 or tried == 6:
+                    break
+                tried += 1
+                advice = advise(state, state.turn)
+                assert {a.basis for a in advice.actions} == {"EXACT"}
+                if check(state, state.turn, BUDGET):
+                    done[seats] += 1
+                    short += len(state.stock) < 14
+    print(dict(done), f"{short} with fewer than 14 cards in the stock")
+    assert sum(done.values()) >= 3, done

@@ -7,7 +7,7 @@ from __future__ import annotations
 from mazziere.engine.bots.sette_e_mezzo.counting import Hand, Pool, Profile, bank_add, hand_points, take
 from mazziere.engine.bots.sette_e_mezzo.ends import BankEnd, end_of
 from mazziere.engine.bots.sette_e_mezzo.memo import memo
-from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, house_stands
+from mazziere.engine.games.sette_e_mezzo.points import HOUSE_STANDS, SETTE_E_MEZZO, house_stands
 
 MAX_DRAWS = 15
 """No hand takes more cards than this (each is worth at least ½, and 7½ stops it): with at least this many cards
@@ -130,6 +130,8 @@ def bank_dist(profile: Profile, pool: Pool, drawable: int, later: int) -> tuple[
     draw: ``pool`` every unseen card, ``drawable`` how many of them the stock and the discards hold."""
     if not later:
         return tuple(bank_ends(profile, profile.bank_up, pool, drawable).items())
+    if stock_suffices(profile, pool, drawable, later):
+        return bank_dist(profile, pool, MAX_DRAWS, 0)
     out: dict[BankEnd, float] = {}
     for (rest, left), prob in _forced_play(profile, (), pool, drawable).items():
         for end, then in bank_dist(profile, rest, left, later - 1):
@@ -159,28 +161,32 @@ def _must_draw(profile: Profile, hand: Hand, drawable: int) -> bool:
     return not (points >= SETTE_E_MEZZO or triple or not must or not drawable)
 
 
-def most_drawn(profile: Profile, pool: Pool, hands: int) -> int:
-    """The most cards ``hands`` hands may yet take from ``pool``: each stops once over 7, so all but its last card
-    are worth less than 7½ together (at least ½ each; the matta its lowest, an ace ½ where it may count so)."""
-    room, cards = SETTE_E_MEZZO * hands - 1, 0
-    for worth in _worths(profile, pool):
+def stock_suffices(profile: Profile, pool: Pool, drawable: int, later: int) -> bool:
+    """No hand still to play can find the stock empty: then what the ``later`` players draw changes nothing for the
+    bank (docs/bots.md), and the bank's hand ends as if it drew from every unseen card."""
+    return drawable >= stock_needed(profile, pool, later)
+
+
+def stock_needed(profile: Profile, pool: Pool, later: int) -> int:
+    """The most stock cards the ``later`` players (drawing below the bank's face-up card) and then the bank (below 5)
+    may yet take from ``pool``. Each hand's cards but its last are worth less than its threshold together, each at
+    least its lowest worth (the matta nothing); those of every hand are among the unseen cards, so at most as many
+    as the smallest of them fit in the thresholds' sum; the bank adds its last card."""
+    room = later * max(0, profile.forced_up - 1) + HOUSE_STANDS - 1
+    cards = pool[profile.matta] if profile.matta >= 0 else 0
+    for worth in _lowest_worths(profile, pool):
         if worth > room:
             break
         room -= worth
         cards += 1
-    return min(cards + hands, MAX_DRAWS * hands)
+    return cards + 1
 
 
-def _worths(profile: Profile, pool: Pool) -> list[int]:
-    """The least each unseen card may count, in halves, in increasing order."""
-    ace = 1 if profile.rules.ace_half_first else 2
+def _lowest_worths(profile: Profile, pool: Pool) -> list[int]:
+    """The least each unseen card but the matta may count in a hand, in halves, in increasing order."""
     out: list[int] = []
     for card, count in enumerate(pool):
-        if card == profile.matta:
-            worth = profile.scoring.matta_low
-        elif profile.classes[card] == 1:
-            worth = ace
-        else:
-            worth = max(1, 2 * profile.classes[card])
-        out += [worth] * count
+        if card != profile.matta:
+            worth = profile.scoring.points((profile.cards[card],))
+            out += [min(worth, 1) if profile.classes[card] == 1 and profile.rules.ace_half_first else worth] * count
     return sorted(out)

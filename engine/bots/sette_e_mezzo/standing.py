@@ -3,7 +3,7 @@ and its value in chips at a stake."""
 
 from __future__ import annotations
 
-from mazziere.engine.bots.sette_e_mezzo.bank_play import MAX_DRAWS, bank_dist, most_drawn
+from mazziere.engine.bots.sette_e_mezzo.bank_play import MAX_DRAWS, bank_dist, stock_suffices
 from mazziere.engine.bots.sette_e_mezzo.counting import Hand, Pool, Profile, hand_points
 from mazziere.engine.bots.sette_e_mezzo.ends import judged
 from mazziere.engine.bots.sette_e_mezzo.memo import memo
@@ -14,7 +14,7 @@ def stand_dist(profile: Profile, hand: Hand, pool: Pool, held: int, later: int) 
     """Standing on ``hand``: the probability of each result in :data:`HALVES`, once the later players and the bank
     have played from ``pool`` (``held`` of its cards lie in hands)."""
     drawable = sum(pool) - held
-    if drawable >= most_drawn(profile, pool, later + 1):
+    if stock_suffices(profile, pool, drawable, later):
         # The stock cannot run out. Then what the later players draw changes nothing for the bank: a play that
         # stops on its own cards' rule takes the first cards of an exchangeable order, and the bank's own draws are
         # as likely to be those as the ones after (docs/bots.md).
