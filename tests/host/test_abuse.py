@@ -39,6 +39,7 @@ from tests.host.test_revocation import Stream
 from tests.service.test_shutdown import wait_for
 
 LIMITED = "RESOURCE_EXHAUSTED/CALLER_LIMIT"
+NOT_FOUND = "NOT_FOUND/TABLE_NOT_FOUND"
 
 
 def started(tmp_path: Path, backend: Backend | None = None, **changes: Any) -> Hosted:
@@ -308,9 +309,9 @@ def test_an_unknown_table_is_refused_without_reading_the_store_again(hosting: An
     try:
         unknown = hpb.GetHostedTableRequest(table_id="t_" + "0" * 24)
         for _ in range(5):
-            assert refused(lambda: hosted.stub.GetHostedTable(unknown, metadata=cap("x"))) == "NOT_FOUND/TABLE_NOT_FOUND"
+            assert refused(lambda: hosted.stub.GetHostedTable(unknown, metadata=cap("x"))) == NOT_FOUND
         long = hpb.GetHostedTableRequest(table_id="t" * 1000)
-        assert refused(lambda: hosted.stub.GetHostedTable(long, metadata=cap("x"))) == "NOT_FOUND/TABLE_NOT_FOUND"
+        assert refused(lambda: hosted.stub.GetHostedTable(long, metadata=cap("x"))) == NOT_FOUND
         assert reads == [unknown.table_id]
     finally:
         store.get = get  # type: ignore[method-assign]
@@ -322,7 +323,7 @@ def test_a_caller_that_keeps_asking_for_unknown_tables_is_shed_before_any_store_
     hostile = [*from_address("198.51.100.66"), ("x-table-capability", "x")]
     for n in range(3):
         request = hpb.GetHostedTableRequest(table_id=f"t_{n:024x}")
-        assert refused(lambda r=request: hosted.stub.GetHostedTable(r, metadata=hostile)) == "NOT_FOUND/TABLE_NOT_FOUND"
+        assert refused(lambda r=request: hosted.stub.GetHostedTable(r, metadata=hostile)) == NOT_FOUND
     store = hosted.host.store
     reads: list[str] = []
     get = store.get
