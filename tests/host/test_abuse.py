@@ -22,7 +22,8 @@ from grpc_status import rpc_status
 from mazziere.services.config import Config, ConfigError
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.host.settings import Settings
-from tests.host.conftest import Backend
+from tests.conftest import SUITE_SETTINGS
+from tests.host.conftest import REQUIRED, Backend, unavailable
 from tests.host.test_host import (
     Hosted,
     cap,
@@ -344,3 +345,18 @@ def test_a_caller_that_keeps_asking_for_unknown_tables_is_shed_before_any_store_
     finally:
         store.get = get  # type: ignore[method-assign]
     assert refusals(hosted, "host", "caller_unknown_tables") == 1
+
+
+# -- the PostgreSQL cases run in `make test` ------------------------------------------------------------------------
+
+
+def test_a_missing_postgresql_fails_the_run_that_requires_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make test` sets MAZZIERE_REQUIRE_POSTGRES=1 (kept by tests/conftest.py): there, a PostgreSQL case that cannot
+    run fails the suite; a pytest run of its own skips it."""
+    monkeypatch.setenv(REQUIRED, "1")
+    with pytest.raises(pytest.fail.Exception, match="must run"):
+        unavailable("no initdb")
+    monkeypatch.delenv(REQUIRED)
+    with pytest.raises(pytest.skip.Exception):
+        unavailable("no initdb")
+    assert REQUIRED in SUITE_SETTINGS
