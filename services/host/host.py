@@ -48,6 +48,8 @@ PAGE = 500
 """Steps read from the store at a time."""
 LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
+ANY_AUDIENCE = "*"
+"""A revocation that may be any audience's (notifications were lost): every watcher of the table checks its own."""
 HOUSEKEEPING_SECONDS = 10.0
 EXPIRE_EVERY = 6
 """Idle tables are removed every this many housekeeping rounds (a minute)."""
@@ -254,10 +256,8 @@ class Host:
         """A table's Watch places: one per seat and the spectators' allowance (on this replica)."""
         places = len(record.seat_keys) + self.settings.table_spectators
         if self.hub.watchers(record.table_id) >= places:
-            raise self.callers.refuse(
-                CostClass.WATCH.value, "table_watchers", "table_watchers",
-                f"this table's {places} Watch places are taken", 1.0,
-            )  # fmt: skip
+            message = f"this table's {places} Watch places are taken"
+            raise self.callers.refuse(CostClass.WATCH.value, "table_watchers", "table_watchers", message, 1.0)
 
     async def _still_valid(self, table_id: str, watcher: _Watcher) -> None:
         """End a Watch stream whose capability was reissued (one store read: reissues are rare)."""
@@ -315,7 +315,7 @@ class Host:
                 yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
                 continue
             if news.revoked:
-                if news.revoked == watcher.audience:
+                if news.revoked in (watcher.audience, ANY_AUDIENCE):
                     await self._still_valid(record.table_id, watcher)
                 continue
             if news.seq == 0:
@@ -497,17 +497,17 @@ class Host:
         """Room for one more table: in the store, and among its opener's open tables."""
         self.capacity.check()
         if await self._stored(self.store.count_owned(owner)) >= self.settings.open_tables:
-            raise self.callers.refuse(
-                CostClass.HOST.value, "caller_open_tables", "open_tables",
-                f"this caller has {self.settings.open_tables} tables open, its most: close one first",
-                limits.STORE_FULL_RETRY_SECONDS,
-            )  # fmt: skip
+            message = f"this caller has {self.settings.open_tables} tables open, its most: close one first"
+            retry = limits.STORE_FULL_RETRY_SECONDS
+            raise self.callers.refuse(CostClass.HOST.value, "caller_open_tables", "open_tables", message, retry)
 
     async def _missed(self) -> None:
         """The store may have lost notifications: each watched table's latest seq, read again, wakes the watchers
-        it left behind (they read the steps they lack from the store)."""
+        it left behind (they read the steps they lack from the store), and each of its watchers checks its
+        capability again (a reissue may have been among them)."""
         for table_id, seq in (await self.store.seqs(self.hub.watched())).items():
             self.hub.publish(table_id, seq)
+            self.hub.publish(table_id, seq, revoked=ANY_AUDIENCE)
 
     async def _record(self, table_id: str, call: Call | None = None) -> TableRecord:
         """The table, or TABLE_NOT_FOUND: an id the store did not keep a moment ago is not read again, and counts

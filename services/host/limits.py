@@ -91,10 +91,8 @@ class Capacity:
             raise self._full(f"the host's store takes {self.bytes} bytes, its most")
 
     def _full(self, message: str) -> ServiceError:
-        return self.limits.refuse(
-            HOST, "store_full", "store", f"{message}: no table is opened until idle ones expire",
-            STORE_FULL_RETRY_SECONDS,
-        )  # fmt: skip
+        message = f"{message}: no table is opened until idle ones expire"
+        return self.limits.refuse(HOST, "store_full", "store", message, STORE_FULL_RETRY_SECONDS)
 
 
 class Unknown:

@@ -4,7 +4,14 @@ transport gives the core its peer."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +23,7 @@ from mazziere.services.core.callers import Callers, address_of, parse_networks
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.grpc.server import peer_address
 from mazziere.services.http.request import http_call
+from mazziere.services.http.server import RestServer, bind
 from tests.host.test_abuse import hosting, open_from  # noqa: F401  (hosting: a fixture)
 from tests.host.test_host import Hosted, refused
 
@@ -107,3 +115,46 @@ def test_the_call_log_names_the_caller_by_prefix_when_asked(hosting: Any) -> Non
 def open_request() -> hpb.OpenTableRequest:
     seats = [hpb.HostedSeat(name=name, chips=10) for name in ("Ada", "Bruno", "Carla")]
     return hpb.OpenTableRequest(game="trentuno", seats=seats, turn_seconds=600)
+
+
+def test_an_http_callers_forwarding_header_is_believed_only_from_a_trusted_proxy(hosting: Any) -> None:  # noqa: F811
+    """Over HTTP (the web table's Connect) too: uvicorn's own trust of 127.0.0.1 is off, the core decides."""
+    for trusted, second in (("", LIMITED_HTTP), ("127.0.0.1/32", 200)):
+        hosted: Hosted = hosting(caller_tables_per_minute=1, trusted_proxies=trusted)
+        with serving_http(hosted) as url:
+            assert connect_open(url, "198.51.100.1") == 200
+            assert connect_open(url, "198.51.100.2") == second
+
+
+LIMITED_HTTP = 429
+
+
+@contextlib.contextmanager
+def serving_http(hosted: Hosted) -> Iterator[str]:
+    """The hosted app's HTTP transport on uvicorn, on a free port of 127.0.0.1, in a thread of its own."""
+    sock = bind("127.0.0.1", 0)
+    server = RestServer(hosted.app.rest(), sock)
+    thread = threading.Thread(target=lambda: asyncio.run(server.run_on_socket()), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def connect_open(url: str, address: str) -> int:
+    """An OpenTable over Connect (JSON) from ``address`` as a proxy names it; the HTTP status."""
+    body = json.dumps({"game": "trentuno", "seats": [{"name": n, "chips": "10"} for n in ("Ada", "Bruno", "Carla")]})
+    headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
+    request = urllib.request.Request(f"{url}/mazziere.v1.HostService/OpenTable", body.encode(), headers=headers)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as refused:
+            return int(refused.code)
+        except urllib.error.URLError:
+            assert time.monotonic() < deadline, "the HTTP server did not start"
+            time.sleep(0.05)

@@ -152,6 +152,28 @@ def test_a_revocation_on_one_replica_ends_the_streams_on_the_other(postgres: Bac
         b.close()
 
 
+def test_a_revocation_made_while_a_replica_listens_again_still_ends_its_streams(
+    postgres: Backend, tmp_path: Path
+) -> None:
+    """The replicas' listening connections are cut just before a reissue: the notification may be lost, but once
+    listening again each replica has its watchers check their capabilities, and the old one's stream ends."""
+    config = host_config(tmp_path, store_url=postgres.url, host_replicas=2)
+    a, b = start_host(config), start_host(replace(config, data_dir=str(tmp_path / "second")))
+    try:
+        opened = open_trentuno(a.stub)
+        old = Stream(b, opened.table_id, invites(opened)[1])
+        other = Stream(b, opened.table_id, invites(opened)[0])
+        listening = "query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+        assert postgres.sql(f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE {listening}")[0][0]
+        reissue(a, opened, 1)
+        assert old.ending() == REVOKED
+        assert not other.ended.is_set()
+        other.cancel()
+    finally:
+        a.close()
+        b.close()
+
+
 def test_a_watcher_reads_its_capability_again_only_when_its_audience_is_reissued(hosted: Hosted) -> None:
     """One store read per watcher of the reissued audience; the other watchers read nothing."""
     opened = open_trentuno(hosted.stub)
