@@ -68,6 +68,8 @@ PUSH_TIMEOUT = 10.0
 MAX_CALLS = 100_000
 """The most calls one hostile thread sends in a row."""
 SETTLE = 1.0
+NO_ANSWER = "no answer"
+"""A call the server had not answered when the row ended (neither answered nor refused)."""
 
 
 @dataclass(frozen=True)
@@ -138,13 +140,18 @@ class Tally:
 
     @property
     def refused(self) -> int:
-        return self.calls - self.outcomes["OK"]
+        return self.calls - self.outcomes["OK"] - self.outcomes[NO_ANSWER]
+
+    def refusals(self) -> list[str]:
+        return [what for what in self.outcomes if what not in ("OK", NO_ANSWER)]
 
     def shed(self) -> str:
-        refusals = sorted(((n, what) for what, n in self.outcomes.items() if what != "OK"), reverse=True)
+        refusals = sorted(((self.outcomes[what], what) for what in self.refusals()), reverse=True)
         text = f"{self.refused:,} of {self.calls:,}"
         if refusals:
             text += ": " + ", ".join(f"{what.split()[-1]} {n:,}" for n, what in refusals)
+        if self.outcomes[NO_ANSWER]:
+            text += f"; {self.outcomes[NO_ANSWER]:,} not answered in the row"
         return text + (f" ({self.note})" if self.note else "")
 
 
@@ -206,12 +213,12 @@ def _threads(place: Place, load: HostLoad, address: str, victim: Victim, end: fl
 def _call(stub: Any, kind: str, address: str, victim: Victim) -> Callable[[], Any]:
     if kind == "open":
         seats = [hpb.HostedSeat(name=f"Giocatore {i}", chips=100) for i in range(12)]
-        request = hpb.OpenTableRequest(game="sette_e_mezzo", seats=seats)
-        return lambda: stub.OpenTable(request, metadata=_metadata(address), timeout=CALL_TIMEOUT)
+        opening = hpb.OpenTableRequest(game="sette_e_mezzo", seats=seats)
+        return lambda: stub.OpenTable(opening, metadata=_metadata(address), timeout=CALL_TIMEOUT)
     if kind == "get":
-        request = hpb.GetHostedTableRequest(table_id=victim.table_id)
+        reading = hpb.GetHostedTableRequest(table_id=victim.table_id)
         metadata = _metadata(address, victim.spectators)
-        return lambda: stub.GetHostedTable(request, metadata=metadata, timeout=CALL_TIMEOUT)
+        return lambda: stub.GetHostedTable(reading, metadata=metadata, timeout=CALL_TIMEOUT)
 
     def unknown() -> Any:
         request = hpb.GetHostedTableRequest(table_id=f"t_{secrets.token_hex(12)}")
@@ -267,10 +274,11 @@ async def _watch_flood(place: Place, count: int, address: str, end: float, tally
                         tally.add("OK")
             except grpc.aio.AioRpcError as exc:
                 if not counted:
-                    tally.add(*outcome(exc))
+                    late = exc.code() == grpc.StatusCode.CANCELLED and time.monotonic() >= end
+                    tally.add(*((NO_ANSWER, False) if late else outcome(exc)))
             except asyncio.CancelledError:
                 if not counted:
-                    tally.add("no answer before the row ended")
+                    tally.add(NO_ANSWER)
                 stream.cancel()
                 raise
 
@@ -327,7 +335,7 @@ def _first_answer(sock: socket.socket, until: float) -> str:
             code = re.search(rb'"code":\s*"(\w+)"', data)
             reason = re.search(rb'"reason":\s*"([A-Z_]+)"', data)
             return " ".join(m.group(1).decode().upper() for m in (code, reason) if m) or "refused"
-    return "no answer"
+    return NO_ANSWER
 
 
 # -- the victim -----------------------------------------------------------------------------------------------------
@@ -595,7 +603,7 @@ def _typed(tally: Tally | None) -> bool:
     :data:`TYPED` with its reason."""
     if tally is None:
         return False
-    refusals = [what.split() for what in tally.outcomes if what != "OK"]
+    refusals = [what.split() for what in tally.refusals()]
     shed = any(what[0] in TYPED[:2] for what in refusals)
     return shed and all(len(what) == 2 and what[0] in TYPED for what in refusals)
 
