@@ -44,11 +44,13 @@ NOT_FOUND = "NOT_FOUND/TABLE_NOT_FOUND"
 
 
 def started(tmp_path: Path, backend: Backend | None = None, **changes: Any) -> Hosted:
-    """A host (on ``backend``'s store, else SQLite in ``tmp_path``) whose callers' clock stands still."""
+    """A host (on ``backend``'s store, else SQLite in ``tmp_path``) whose callers' clock, and its memory of unknown
+    ids', stand still."""
     if backend is not None:
         changes["store_url"] = backend.url
     hosted = start_host(host_config(tmp_path / "data", **changes))
     hosted.app.dispatcher.admission.callers.clock = lambda: 1_000.0
+    hosted.host.unknown.clock = lambda: 1_000.0  # an unknown id is remembered for as long as the test takes
     return hosted
 
 
