@@ -159,12 +159,18 @@ class CallerLimits:
     def watching(self, caller: str) -> int:
         return self._watching.get(caller, 0)
 
-    def refuse(self, cost: str, why: str, limit: str, message: str, retry_after: float) -> ServiceError:
-        """A refusal of the host's own limits (``why`` of :data:`CALLER_REFUSALS`), counted; ``limit`` names it."""
+    def refuse(
+        self,
+        cost: str,
+        why: str,
+        limit: str,
+        message: str,
+        retry_after: float,
+        reason: ServiceReason = ServiceReason.CALLER_LIMIT,
+    ) -> ServiceError:
+        """A refusal of one of the host's limits (``why`` of :data:`CALLER_REFUSALS`), counted: RESOURCE_EXHAUSTED
+        ``reason`` with a RetryInfo, its ErrorInfo naming the ``limit``."""
         self.count(cost, why)
-        reason = ServiceReason.STORE_FULL if why == "store_full" else ServiceReason.CALLER_LIMIT
-        if why == "table_watchers":
-            reason = ServiceReason.OVERLOADED
         return ServiceError.of(
             reason, f"{message}; retry after the RetryInfo delay", retry_after=max(0.1, retry_after), limit=limit
         )

@@ -257,7 +257,9 @@ class Host:
         places = len(record.seat_keys) + self.settings.table_spectators
         if self.hub.watchers(record.table_id) >= places:
             message = f"this table's {places} Watch places are taken"
-            raise self.callers.refuse(CostClass.WATCH.value, "table_watchers", "table_watchers", message, 1.0)
+            overloaded = ServiceReason.OVERLOADED  # the table's places, as a class's: another replica may have room
+            watch = CostClass.WATCH.value
+            raise self.callers.refuse(watch, "table_watchers", "table_watchers", message, 1.0, overloaded)
 
     async def _still_valid(self, table_id: str, watcher: _Watcher) -> None:
         """End a Watch stream whose capability was reissued (one store read: reissues are rare)."""

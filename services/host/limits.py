@@ -92,7 +92,9 @@ class Capacity:
 
     def _full(self, message: str) -> ServiceError:
         message = f"{message}: no table is opened until idle ones expire"
-        return self.limits.refuse(HOST, "store_full", "store", message, STORE_FULL_RETRY_SECONDS)
+        return self.limits.refuse(
+            HOST, "store_full", "store", message, STORE_FULL_RETRY_SECONDS, ServiceReason.STORE_FULL
+        )
 
 
 class Unknown:
