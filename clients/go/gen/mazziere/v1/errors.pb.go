@@ -98,7 +98,7 @@ const (
 	// PERMISSION_DENIED: the x-table-capability is missing, wrong, revoked, or not one that may do this (a
 	// spectator playing, a seat's invite closing the table).
 	ErrorReason_ERROR_REASON_CAPABILITY_INVALID ErrorReason = 35
-	// FAILED_PRECONDITION: the owner closed the table; it takes no more moves.
+	// FAILED_PRECONDITION: the owner closed the table; it takes no more moves, issues no invite, gives no advice.
 	ErrorReason_ERROR_REASON_TABLE_CLOSED ErrorReason = 36
 	// UNAVAILABLE: the host's store failed (unreachable, or refused the operation); nothing was applied. Retry.
 	ErrorReason_ERROR_REASON_STORE_UNAVAILABLE ErrorReason = 37
@@ -115,6 +115,9 @@ const (
 	// RESOURCE_EXHAUSTED: the host's store holds as many tables, or bytes, as it may (MAZZIERE_STORE_MAX_TABLES,
 	// MAZZIERE_STORE_MAX_BYTES): no table is opened until idle ones expire. The status carries a RetryInfo.
 	ErrorReason_ERROR_REASON_STORE_FULL ErrorReason = 41
+	// UNAVAILABLE: the HTTP port has as many connections open as it serves (MAZZIERE_HTTP_CONNECTIONS, below the
+	// open-files limit), and answered this one only to refuse it; carries a google.rpc.RetryInfo: retry after its delay.
+	ErrorReason_ERROR_REASON_TOO_MANY_CONNECTIONS ErrorReason = 42
 )
 
 // Enum value maps for ErrorReason.
@@ -157,6 +160,7 @@ var (
 		39: "ERROR_REASON_CAPABILITY_REVOKED",
 		40: "ERROR_REASON_CALLER_LIMIT",
 		41: "ERROR_REASON_STORE_FULL",
+		42: "ERROR_REASON_TOO_MANY_CONNECTIONS",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -196,6 +200,7 @@ var (
 		"ERROR_REASON_CAPABILITY_REVOKED":        39,
 		"ERROR_REASON_CALLER_LIMIT":              40,
 		"ERROR_REASON_STORE_FULL":                41,
+		"ERROR_REASON_TOO_MANY_CONNECTIONS":      42,
 	}
 )
 
@@ -230,7 +235,8 @@ var File_mazziere_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xe1\t\n" +
+	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\x88\n" +
+	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19ERROR_REASON_UNKNOWN_GAME\x10\x01\x12\x1f\n" +
@@ -269,7 +275,8 @@ const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\x1cERROR_REASON_INVALID_ENTROPY\x10&\x12#\n" +
 	"\x1fERROR_REASON_CAPABILITY_REVOKED\x10'\x12\x1d\n" +
 	"\x19ERROR_REASON_CALLER_LIMIT\x10(\x12\x1b\n" +
-	"\x17ERROR_REASON_STORE_FULL\x10)B\xaf\x01\n" +
+	"\x17ERROR_REASON_STORE_FULL\x10)\x12%\n" +
+	"!ERROR_REASON_TOO_MANY_CONNECTIONS\x10*B\xaf\x01\n" +
 	"\x0fcom.mazziere.v1B\vErrorsProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
