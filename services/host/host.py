@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+import grpc
 from google.protobuf.message import Message
 
 from mazziere.engine import bots as bots_engine
@@ -45,6 +46,10 @@ PAGE = 500
 """Steps read from the store at a time."""
 LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
+TIMER_RETRY_FIRST_S = 0.25
+TIMER_RETRY_LONGEST_S = 2.0
+"""The waits before a due turn is tried again while the engine or the store is unavailable, doubled each time up
+to this, for half the lease at most."""
 HOUSEKEEPING_SECONDS = 10.0
 EXPIRE_EVERY = 6
 """Idle tables are removed every this many housekeeping rounds (a minute)."""
@@ -387,26 +392,43 @@ class Host:
             await asyncio.sleep(self.settings.timer_poll_seconds)
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
-        """Play one due turn: a bot's, or a person's whose time ran out (cautiously)."""
-        try:
-            record = await self.store.get(table_id)
-            if record is None or record.closed or record.seq != seq or not record.due_ms:
+        """Play one due turn: a bot's, or a person's whose time ran out (cautiously). While the engine or the store
+        is unavailable (a restart, say), try again within the lease, so the turn is not left to the next claim."""
+        retry_until = time.monotonic() + LEASE_MS / 2000
+        delay, first = TIMER_RETRY_FIRST_S, True
+        while True:
+            try:
+                await self._fire_once(table_id, seq, now, observe=first)
                 return
+            except (ServiceError, StoreError) as exc:
+                unavailable = isinstance(exc, StoreError) or exc.code == grpc.StatusCode.UNAVAILABLE
+                if unavailable and time.monotonic() + delay < retry_until:
+                    await asyncio.sleep(delay)
+                    delay, first = min(2 * delay, TIMER_RETRY_LONGEST_S), False
+                    continue
+                if isinstance(exc, StoreError):
+                    self.metrics.store_errors.inc()
+                    self.log.warning("timer_store_error", error=str(exc))
+                elif exc.reason != ServiceReason.STALE_SEQUENCE.value:
+                    self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+                return
+            except Exception as exc:  # a timer must never stop the host
+                self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+                return
+
+    async def _fire_once(self, table_id: str, seq: int, now: int, *, observe: bool) -> None:
+        """One try at a due turn, if it is still due (``observe``: count its lateness, the first time)."""
+        record = await self.store.get(table_id)
+        if record is None or record.closed or record.seq != seq or not record.due_ms:
+            return
+        if observe:
             self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
-            view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
-            if view.is_over or not view.to_act:
-                return
-            settings = Settings.decode(record.settings)
-            seat = view.to_act[0]
-            await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
-        except ServiceError as exc:
-            if exc.reason != ServiceReason.STALE_SEQUENCE.value:
-                self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
-        except StoreError as exc:
-            self.metrics.store_errors.inc()
-            self.log.warning("timer_store_error", error=str(exc))
-        except Exception as exc:  # a timer must never stop the host
-            self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
+        if view.is_over or not view.to_act:
+            return
+        settings = Settings.decode(record.settings)
+        seat = view.to_act[0]
+        await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
 
     async def _housekeeping(self) -> None:
         """Every ten seconds, count the store's open tables; every minute, remove the idle ones."""
