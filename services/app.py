@@ -245,10 +245,10 @@ def serve_embedded(config: Config) -> None:
 async def _embedded(app: App, sock: socket.socket | None) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
-    port = await app.grpc.start()
-    if app.host is not None:
+    if app.host is not None:  # listening to the store before any call comes: a Watch taken earlier could miss a push
         await app.host.start()
         log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
+    port = await app.grpc.start()
     waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
     rest: RestServer | None = None
     backend: Backend | None = None
