@@ -20,6 +20,7 @@ from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.http.server import RestServer, bind
 from tests.host.test_host import cap, host_config, open_trentuno, start_host
 from tests.service.helpers import error_info
+from tests.service.test_shutdown import wait_for
 
 CAPABILITY = "x-table-capability"
 GRACE = 10.0
@@ -77,3 +78,19 @@ def test_a_shutdown_ends_every_watch_at_once_with_shutting_down(tmp_path: Path) 
     assert ended < 1.0, f"the Watch ended {ended:.2f} s after the shutdown began"
     assert not [e for e in logs if e["log_level"] in ("error", "critical")], logs
     assert stopped < GRACE / 2, f"the server took {stopped:.2f} s to stop, with nothing in flight"
+
+
+def test_a_turn_falling_due_after_the_server_stopped_is_refused_without_an_error(tmp_path: Path) -> None:
+    """Between the gRPC server's stop (its workers gone) and the host's, a due turn meets SHUTTING_DOWN, as a late
+    call does, rather than a traceback in the log."""
+    hosted = start_host(host_config(tmp_path, grace_seconds=GRACE))
+    open_trentuno(hosted.stub, turn=1)
+    lateness = "mazziere_host_timer_lateness_seconds_count"
+    with capture_logs() as logs:
+        hosted.server.run(hosted.app.grpc.stop())
+        wait_for(lambda: (hosted.app.metrics.registry.get_sample_value(lateness) or 0) >= 1)  # the turn is tried
+        hosted.server.run(asyncio.sleep(0))  # what that try logs, it has logged
+        hosted.server.run(hosted.host.stop())
+    hosted.channel.close()
+    hosted.server.shutdown()
+    assert not [e for e in logs if e["log_level"] in ("error", "critical")], logs
