@@ -1,7 +1,7 @@
 """A rolling deploy as the players live it.
 
 Two host replicas, A and B, on one PostgreSQL, in front of an engine process (the split host); three tables of people
-who play scripted moves, watched through the Python client's ``watch`` helper on both replicas and by one Chromium
+who play scripted moves, watched through the Python client's ``Client.watch`` on both replicas and by one Chromium
 page of the web table on A's REST port (neither has reconnection code of the test's); turn timers running (short
 turns, and seats nobody plays). A is restarted (SIGTERM, then started again on the same ports), then B, twice each:
 the second time as a newer build that writes a new optional field in the stored row and in the notification

@@ -147,7 +147,7 @@ class Audit:
                 f"{self.page.label}: {self.page.count} streams (ended: {ends}), one snapshot, then every step once"
             )
         retries = [len(w.retries) for w in self.watchers if isinstance(w, Watcher)]
-        self.report.append(f"watch helpers: {sum(retries)} reconnections ({', '.join(map(str, retries))} each)")
+        self.report.append(f"Client.watch: {sum(retries)} reconnections ({', '.join(map(str, retries))} each)")
 
     def _timers(self, records: dict[str, list[Step]], first_seen: dict[tuple[str, int], float]) -> None:
         nobody = late = 0

@@ -1,5 +1,5 @@
-"""Watchers of hosted tables through the Python client's ``watch`` helper (``Client.watch``), each on one replica's
-address and from the table's opening (``after_seq`` -1): every update's seq as delivered, and when."""
+"""Watchers of hosted tables through the Python client's ``Client.watch``, each on one replica's address and from
+the table's opening (``after_seq`` -1): every update's seq as delivered, and when."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Watcher(threading.Thread):
         super().__init__(name=f"watch-{table.name}-{process.name}", daemon=True)
         self.table = table
         self.process = process
-        self.label = f"the watch helper on {process.name} ({table.name})"
+        self.label = f"Client.watch on {process.name} ({table.name})"
         self.seen: list[tuple[int, float]] = []
         """Each update delivered: its seq and when (``time.time``)."""
         self.retries: list[str] = []
