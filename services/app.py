@@ -259,7 +259,10 @@ async def _embedded(app: App, sock: socket.socket | None) -> None:
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
-    await asyncio.sleep(config.drain_seconds)
+    draining = [asyncio.sleep(config.drain_seconds)]
+    if app.host is not None:  # no more due turns claimed here; those under way are played
+        draining.append(app.host.drain(config.grace_seconds))
+    await asyncio.gather(*draining)
     if rest is not None:
         rest.should_exit = True
     await asyncio.gather(app.grpc.stop(), *waits[1:], return_exceptions=True)

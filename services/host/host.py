@@ -13,7 +13,7 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 import grpc
@@ -77,7 +77,9 @@ class Host:
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        self._claims: asyncio.Task[None] | None = None
         self._firing: set[asyncio.Task[None]] = set()
+        self._draining = asyncio.Event()
 
     # -- lifecycle --------------------------------------------------------------------------------------
 
@@ -85,7 +87,17 @@ class Host:
         await self.store.open()
         await self.store.listen(self._heard, self._missed)
         self.metrics.tables.set(await self._stored(self.store.count()))
-        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._housekeeping())]
+        self._claims = asyncio.create_task(self._timers())
+        self._tasks = [self._claims, asyncio.create_task(self._housekeeping())]
+
+    async def drain(self, seconds: float) -> None:
+        """The shutdown's first step: claim no more due turns (the other replicas play them), and give those under
+        way ``seconds`` to be played (cut, a claimed turn would wait for its lease to run out)."""
+        self._draining.set()
+        if self._claims is not None:
+            await asyncio.gather(self._claims, return_exceptions=True)
+        if self._firing:
+            await asyncio.wait(set(self._firing), timeout=seconds)
 
     async def stop(self) -> None:
         for task in [*self._tasks, *self._firing]:
@@ -376,8 +388,8 @@ class Host:
 
     async def _timers(self) -> None:
         """Play every due turn, up to ``timer_moves`` at a time (so one table's bot thinking never holds another's
-        timer back): each claimed with a lease, so exactly one host plays it."""
-        while True:
+        timer back): each claimed with a lease, so exactly one host plays it; until the host drains."""
+        while not self._draining.is_set():
             try:
                 free = self.settings.timer_moves - len(self._firing)
                 if free > 0:
@@ -389,7 +401,9 @@ class Host:
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("timer_store_error", error=str(exc))
-            await asyncio.sleep(self.settings.timer_poll_seconds)
+            with suppress(TimeoutError):  # the next round, or the drain
+                async with asyncio.timeout(self.settings.timer_poll_seconds):
+                    await self._draining.wait()
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
         """Play one due turn: a bot's, or a person's whose time ran out (cautiously). While the engine or the store
@@ -402,7 +416,7 @@ class Host:
                 return
             except (ServiceError, StoreError) as exc:
                 unavailable = isinstance(exc, StoreError) or exc.code == grpc.StatusCode.UNAVAILABLE
-                if unavailable and time.monotonic() + delay < retry_until:
+                if unavailable and not self._draining.is_set() and time.monotonic() + delay < retry_until:
                     await asyncio.sleep(delay)
                     delay, first = min(2 * delay, TIMER_RETRY_LONGEST_S), False
                     continue
