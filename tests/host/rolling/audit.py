@@ -117,13 +117,13 @@ class Audit:
             self.problems.append(f"{table.name}: the record does not end with the closing step")
 
     def _moves(self, records: dict[str, list[Step]]) -> None:
-        acknowledged = [s for s in self.sent if s.seq is not None]
+        acknowledged = [(play, play.seq) for play in self.sent if play.seq is not None]
         lost = []
-        for play in acknowledged:
+        for play, seq in acknowledged:
             steps = records[play.table]
-            step = steps[play.seq] if play.seq < len(steps) else None
+            step = steps[seq] if seq < len(steps) else None
             if step is None or step.auto or (step.action.seat, step.action.kind) != (play.seat, play.kind):
-                lost.append(f"{play.table} seq {play.seq} (seat {play.seat} {play.kind} on {play.replica})")
+                lost.append(f"{play.table} seq {seq} (seat {play.seat} {play.kind} on {play.replica})")
         if lost:
             self.problems.append(f"acknowledged moves not in the record as played: {lost}")
         again = ", ".join(f"{count} {reason}" for reason, count in self.again.most_common())

@@ -53,7 +53,6 @@ class HostedTable:
     name: str
     opened: hpb.OpenTableResponse
     played: frozenset[int]
-    turn_seconds: int
 
     @property
     def table_id(self) -> str:
@@ -84,7 +83,7 @@ def open_table(
         game=game, seats=[hpb.HostedSeat(name=n, chips=1000) for n in seats], turn_seconds=turn_seconds
     )
     opened = replica.stub.OpenTable(request, timeout=CALL_S, wait_for_ready=True)
-    return HostedTable(name, opened, frozenset(played), turn_seconds)
+    return HostedTable(name, opened, frozenset(played))
 
 
 def close_table(replica: Replica, table: HostedTable) -> int:

@@ -30,7 +30,7 @@ LOG_FAULTS = ('"level": "error"', '"level": "critical"', "Traceback", "notificat
 """What no process may log."""
 
 
-def env(data: Path, grpc_port: int, rest_port: int = 0, **settings: str) -> dict[str, str]:
+def env(data: Path, grpc_port: int, rest_port: int = 0, /, **settings: str) -> dict[str, str]:
     """A process's environment: on 127.0.0.1, its own data folder, quiet calls, and ``settings`` (``MAZZIERE_`` and
     the upper-case name)."""
     variables = {
