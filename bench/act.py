@@ -20,14 +20,16 @@ from mazziere import engine
 from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore, _action, _update
+from mazziere.services.table.requests import action_of
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
+from mazziere.services.wire.answers import seat_update
 
 GOAL_US = 40.0
-"""The goal: a whole ``TableCore.act`` (memo miss, sealed token) in at most this many microseconds."""
+"""The goal: a whole ``TableService.act`` (memo miss, sealed token) in at most this many microseconds."""
 
 
-def mid_hand_request(core: TableCore, seats: int = 4) -> svc.ActRequest:
+def mid_hand_request(core: TableService, seats: int = 4) -> svc.ActRequest:
     """An ``ActRequest`` in the middle of a Sette e mezzo hand (a HIT after the stake), made through the core."""
     people = [pb.Seat(name=f"p{i}", chips=100) for i in range(seats)]
     table = core.create_table(svc.CreateTableRequest(game="sette_e_mezzo", seats=people, seed=b"bench"), Call())
@@ -66,11 +68,11 @@ def median_us(fn: Callable[[], Any], number: int, rounds: int) -> float:
 
 def steps(number: int, rounds: int) -> list[tuple[str, float]]:
     """Each step of an Act on the mid-hand request, and the whole call with the memo missing and hitting."""
-    core = TableCore(Keyring.ephemeral())
+    core = TableService(Keyring.ephemeral())
     request = mid_hand_request(core)
     _, payload = core.keyring.open(request.state)
     state = engine.state_from_bytes(payload)
-    action = _action(request.action, "action")
+    action = action_of(request.action, "action")
     out = engine.apply(state, action)
     raw = engine.state_to_bytes(out.state)
     key = request.seat_key
@@ -81,21 +83,21 @@ def steps(number: int, rounds: int) -> list[tuple[str, float]]:
     rows = [
         ("open the token (AES-GCM)", time_of(lambda: core.keyring.open(request.state))),
         ("decode the state (engine.state_from_bytes)", time_of(lambda: engine.state_from_bytes(payload))),
-        ("read the action", time_of(lambda: _action(request.action, "action"))),
+        ("read the action", time_of(lambda: action_of(request.action, "action"))),
         ("check the seat key (HMAC)", time_of(lambda: core.keyring.check_seat_key(key, state.table_id, action.seat))),
         ("engine.apply", time_of(lambda: engine.apply(state, action))),
         ("encode the state (engine.state_to_bytes)", time_of(lambda: engine.state_to_bytes(out.state))),
         ("seal the token", time_of(lambda: core.keyring.seal(raw, state.table_id, out.state.seq))),
         (
             "the actor's update (view, events, legal actions)",
-            time_of(lambda: _update(out.state, action.seat, out.events)),
+            time_of(lambda: seat_update(out.state, action.seat, out.events)),
         ),
     ]
     core.recent.entries = 0
-    rows.append(("whole TableCore.act, memo miss", time_of(lambda: core.act(request, Call()))))
+    rows.append(("whole TableService.act, memo miss", time_of(lambda: core.act(request, Call()))))
     core.recent.entries = 4096
     core.recent.put(request.state, state)
-    rows.append(("whole TableCore.act, memo hit", time_of(lambda: core.act(request, Call()))))
+    rows.append(("whole TableService.act, memo hit", time_of(lambda: core.act(request, Call()))))
     return rows
 
 
@@ -124,8 +126,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"{'step (Sette e mezzo, 4 seats, mid-hand HIT)':52} {'µs':>8}")
     for name, us in rows:
         print(f"{name:52} {us:8.1f}")
-    miss = dict(rows)["whole TableCore.act, memo miss"]
-    print(verdict("TableCore.act, memo miss", miss, GOAL_US, "µs", at_most=True))
+    miss = dict(rows)["whole TableService.act, memo miss"]
+    print(verdict("TableService.act, memo miss", miss, GOAL_US, "µs", at_most=True))
     print(f"\n{'state mid-game':24} {'state bytes':>12} {'token bytes':>12}")
     for game_id, seats, state_bytes, token_bytes in sizes():
         print(f"{game_id + f', {seats} seats':24} {state_bytes:12,} {token_bytes:12,}")

@@ -36,7 +36,7 @@ HEADLINE: tuple[tuple[str, str, str], ...] = (
     ),
     ("sette e mezzo actions/s vs rlcard blackjack", "bench.engine: Sette e mezzo vs RLCard blackjack", ">= 8 x"),
     ("stateless round trip vs PokerKit's", "bench.roundtrip: token -> state -> HIT -> token vs PokerKit", ">= 10 x"),
-    ("TableCore.act, memo miss", "bench.act: whole TableCore.act, memo miss", "<= 40 µs"),
+    ("TableService.act, memo miss", "bench.act: whole TableService.act, memo miss", "<= 40 µs"),
     ("gRPC Act vs echo (calls/s)", "bench.grpc_act: Act vs echo, default thread server", ">= 0.7 x"),
     ("REST act vs FastAPI echo (requests/s, embedded default)", "bench.rest_act: act vs FastAPI echo", ">= 0.6 x"),
 )

@@ -42,10 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _serve(port: int, keys: str, log_calls: bool) -> None:
+    from mazziere.services.app import serve_grpc as serve
     from mazziere.services.core.dispatch import Method
+    from mazziere.services.core.logs import configure
     from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
-    from mazziere.services.logs import configure
-    from mazziere.services.server import serve
 
     configure("warning" if not log_calls else "info")
     echo = Method(ECHO_SERVICE, "Echo", lambda request, call: request, svc.ActRequest)
@@ -73,10 +73,10 @@ def _frame(message: bytes) -> bytes:
 
 def _act_request(keys: str) -> bytes:
     """A valid ActRequest in the middle of a Sette e mezzo hand, sealed under the server's keys (``bench.act``)."""
-    from mazziere.services.sealing import Keyring
-    from mazziere.services.servicer import TableCore
+    from mazziere.services.table.sealing import Keyring
+    from mazziere.services.table.service import TableService
 
-    return mid_hand_request(TableCore(Keyring.parse(keys))).SerializeToString()
+    return mid_hand_request(TableService(Keyring.parse(keys))).SerializeToString()
 
 
 def _cpu_seconds(pid: int) -> float:

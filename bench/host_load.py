@@ -5,6 +5,7 @@ Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in count an
     .venv/bin/python -m bench.host_load                                       # the goal: 1,000 tables x 4 watchers
     .venv/bin/python -m bench.host_load --tables 250 --seconds 30
     .venv/bin/python -m bench.host_load --tables 5 --watchers 2 --seconds 3   # a smoke test
+    .venv/bin/python -m bench.host_load --tables 300 --timers 60              # with 60 tables of bots on timers
 
 It starts ``mazziere serve`` (the embedded default: gRPC, the host, a SQLite store in a temporary data directory;
 REST and metrics off, call logs off, a turn time of a day so no timer plays) pinned to CPU 0 with ``taskset -c 0``,
@@ -20,6 +21,11 @@ is missing, and it says so). The generator:
   evenly), plays for the seat to act the first legal move that seat's own Watch update lists, with that seat's
   invite, at that update's ``seq`` (the DEAL when a hand has ended). A table whose last move has not reached the
   seat to act's watcher yet waits for it; a move more than an interval late skips its missed turns (counted).
+
+With ``--timers N`` it also opens N timer tables: one person who never plays (a turn of ``--timer-turn`` seconds,
+so the host plays it when it runs out) and three ``--timer-bot`` bots, each watched by a spectator; every step of
+those is a due turn the host plays, and the time from its due moment (the previous update's
+``turn_ends_unix_ms``) to the spectator having it is its timer lateness.
 
 For each move it keeps the time just before its Play call is sent, the Play call's latency, and the time the last
 of the table's watchers received the step (push). After ``--warmup`` seconds it measures for ``--seconds``: moves
@@ -62,6 +68,8 @@ from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 ROOT = Path(__file__).resolve().parent.parent
 CAPABILITY = "x-table-capability"
 GOAL_TABLES, GOAL_WATCHERS, GOAL_INTERVAL, GOAL_PUSH_MS = 1000, 4, 2.0, 100.0
+GOAL_TIMERS, GOAL_LATENESS_MS = 60, 500.0
+"""With this many tables of bots on timers, a due turn is played within this long (p99)."""
 GOAL_PACE = 0.95
 """The share of the goal's moves per second (1,000 tables / 2 s) a run must achieve."""
 MAX_SEATS = 4
@@ -87,6 +95,7 @@ ROWS = (
     "server CPU (one core = 100 %)",
     "load generator CPU (one core = 100 %)",
     "moves late by more than an interval (turns skipped)",
+    "timer lateness: turn due → the step at a watcher, p50/p99",
     "pushes not complete at the end",
     "errors",
 )
@@ -102,6 +111,9 @@ class Args:
     warmup: float
     game: str
     connections: int
+    timers: int = 0
+    timer_turn: float = 2.0
+    timer_bot: str = "best"
 
 
 class Table:
@@ -151,6 +163,7 @@ class Run:
     window: tuple[float, float] = (0.0, 0.0)
     pushes: list[float] = field(default_factory=list)
     plays: list[float] = field(default_factory=list)
+    lateness: list[float] = field(default_factory=list)
     moves: int = 0
     skipped: int = 0
     stopped: int = 0
@@ -327,6 +340,29 @@ async def _open(stub: Any, args: Args, seats: int, index: int, gate: asyncio.Sem
         return answer
 
 
+async def _timer_table(run: Run, stub: Any, index: int, gate: asyncio.Semaphore) -> None:
+    """A table of one absent person and bots, every step of it a due turn; its spectator measures the lateness."""
+    args = run.args
+    seats = [hpb.HostedSeat(name=f"timer{index}", chips=1000)]
+    seats += [hpb.HostedSeat(name=f"timer{index}bot{b}", chips=1000, bot=args.timer_bot) for b in range(3)]
+    request = hpb.OpenTableRequest(game=args.game, seats=seats, turn_seconds=max(1, round(args.timer_turn)))
+    async with gate:
+        opened: hpb.OpenTableResponse = await stub.OpenTable(request, timeout=CALL_TIMEOUT)
+    due, seq = opened.update.turn_ends_unix_ms, opened.update.seq
+    call = stub.Watch(
+        hpb.WatchRequest(table_id=opened.table_id), metadata=((CAPABILITY, opened.spectators.capability),)
+    )
+    try:
+        async for answer in call:
+            if not answer.HasField("update") or answer.update.seq <= seq:
+                continue
+            if due and run.measured(time.perf_counter()):
+                run.lateness.append(max(0.0, time.time() - due / 1000))
+            due, seq = answer.update.turn_ends_unix_ms, answer.update.seq
+    except grpc.aio.AioRpcError as exc:
+        run.errors[f"timer Watch {_outcome(exc)}"] += 1
+
+
 async def _ready(target: str) -> None:
     """Waits until the server answers its health check SERVING."""
     deadline = time.monotonic() + START_SECONDS
@@ -365,6 +401,8 @@ async def generate(args: Args, target: str, server_pid: int) -> Run:
         run.connect_seconds = time.perf_counter() - began
         run.start = time.perf_counter() + 0.5
         run.window = (run.start + args.warmup, run.start + args.warmup + args.seconds)
+        gate = asyncio.Semaphore(OPEN_IN_FLIGHT)
+        tasks += [asyncio.create_task(_timer_table(run, stubs[i % len(stubs)], i, gate)) for i in range(args.timers)]
         sampler = asyncio.create_task(_sample_cpu(run, server_pid, tables))
         await asyncio.gather(*(_play(run, t) for t in tables), sampler)
         drained_by = time.perf_counter() + DRAIN_SECONDS
@@ -391,7 +429,8 @@ def _free_port() -> int:
 
 def _env(port: int, data: str, args: Args) -> dict[str, str]:
     """The embedded default's settings (whatever the caller's ``MAZZIERE_*``), on 127.0.0.1: REST, metrics and
-    call logs off, room for every watcher, no timer due during the run."""
+    call logs off, room for every watcher, no timer due during the run, and the one caller it is (the generator)
+    the room of all the players it stands for."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("MAZZIERE_")}
     env |= {
         "MAZZIERE_HOST": "127.0.0.1",
@@ -404,6 +443,12 @@ def _env(port: int, data: str, args: Args) -> dict[str, str]:
         "MAZZIERE_SEAL_KEYS": f"bench:{base64.b64encode(os.urandom(32)).decode()}",
         "MAZZIERE_TURN_SECONDS": str(TURN_SECONDS),
         "MAZZIERE_WATCHERS": str(max(10_000, 2 * args.tables * args.watchers)),
+        # One generator stands in for every player: the limits a caller has (docs/security.md) would stop it.
+        "MAZZIERE_CALLER_TABLES_PER_MINUTE": str(10 * (args.tables + args.timers)),
+        "MAZZIERE_CALLER_OPEN_TABLES": str(10 * (args.tables + args.timers)),
+        "MAZZIERE_CALLER_WATCHERS": str(max(10_000, 2 * args.tables * args.watchers)),
+        "MAZZIERE_CALLER_PLAYS_PER_SECOND": str(100 * args.tables),
+        "MAZZIERE_CALLER_READS_PER_SECOND": str(100 * (args.tables + args.timers)),
     }
     return env
 
@@ -496,6 +541,7 @@ def report(run: Run, pinned: bool) -> None:
         f"{100 * run.server_cpu:.0f} %",
         f"{100 * run.own_cpu:.0f} %",
         f"{run.skipped:,}",
+        _p50_p99(run.lateness) if args.timers else "no timer tables (--timers)",
         f"{run.incomplete:,}",
         errors,
     )
@@ -512,6 +558,10 @@ def report(run: Run, pinned: bool) -> None:
     p99 = 1000 * _pct(run.pushes, 0.99) if run.pushes and not run.incomplete else float("inf")
     line = verdict("push p99 (Play sent → the table's last watcher has the step)", p99, GOAL_PUSH_MS, "ms", True)
     print(line if pinned else line.removesuffix("PASS") + "MISS (the server was not pinned to one core)")
+    if args.timers >= GOAL_TIMERS:
+        late = 1000 * _pct(run.lateness, 0.99) if run.lateness else float("inf")
+        what = f"timer lateness p99 with {args.timers} tables of {args.timer_bot} bots on timers"
+        print(verdict(what, late, GOAL_LATENESS_MS, "ms", True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -523,6 +573,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, help="seconds of moves before the window (default: 2 intervals)")
     parser.add_argument("--game", choices=["sette_e_mezzo", "trentuno"], default="sette_e_mezzo")
     parser.add_argument("--connections", type=int, default=32, help="HTTP/2 connections the generator spreads over")
+    parser.add_argument("--timers", type=int, default=0, help="tables of bots and an absent person, on timers")
+    parser.add_argument("--timer-turn", type=float, default=2.0, help="the timer tables' turn time (seconds)")
+    parser.add_argument("--timer-bot", default="best", help="the timer tables' bot policy (best, cautious, random)")
     parser.add_argument("--pinned", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
     if not (1 <= ns.tables <= 5000 and 2 <= ns.watchers <= 16 and 1 <= ns.seconds <= 600):
@@ -530,7 +583,20 @@ def main(argv: list[str] | None = None) -> int:
     if not (0.1 <= ns.interval <= 60 and 1 <= ns.connections <= 1000):
         parser.error("--interval must be 0.1 to 60 s, --connections 1 to 1,000")
     warmup = 2 * ns.interval if ns.warmup is None else min(max(ns.warmup, 0.0), 600.0)
-    args = Args(ns.tables, ns.watchers, ns.seconds, ns.interval, warmup, ns.game, ns.connections)
+    if not 0 <= ns.timers <= 1000:
+        parser.error("--timers must be 0 to 1,000")
+    args = Args(
+        ns.tables,
+        ns.watchers,
+        ns.seconds,
+        ns.interval,
+        warmup,
+        ns.game,
+        ns.connections,
+        ns.timers,
+        ns.timer_turn,
+        ns.timer_bot,
+    )
     if not ns.pinned and _pinnable():
         # this process again, on CPU 1 (it starts the server on CPU 0)
         given = sys.argv[1:] if argv is None else argv

@@ -1,7 +1,7 @@
 """Memory under a long run: the service's resident set after 10,000 Acts and after 1,000,000.
 
 Run: ``.venv/bin/python -m bench.memory [--acts N]`` (part of ``make bench``). One process plays random legal
-moves through ``TableCore.act`` (the service's handler: tokens, memo, engine, updates) on 300 tables of the three
+moves through ``TableService.act`` (the service's handler: tokens, memo, engine, updates) on 300 tables of the three
 games at once, replacing each table when its game ends, so every cache and the memo of recent tokens fill and
 churn. It prints the RSS after 10,000 Acts and at the end: the goal is growth within 10 %.
 """
@@ -18,8 +18,8 @@ from bench.goals import verdict
 from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
 
 GOAL = 10.0
 GAMES = (("sette_e_mezzo", 6), ("saltacavallo", 8), ("trentuno", 5))
@@ -42,7 +42,7 @@ def answered(handler: Callable[[Any, Call], Any], request: Any) -> Any:
 class Table:
     """One table played through the handler, as a host would: it keeps the token and the seat keys."""
 
-    def __init__(self, core: TableCore, rng: random.Random) -> None:
+    def __init__(self, core: TableService, rng: random.Random) -> None:
         game, seats = rng.choice(GAMES)
         people = [pb.Seat(name=f"p{i}", chips=50) for i in range(seats)]
         answer = answered(core.create_table, svc.CreateTableRequest(game=game, seats=people))
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--tables", type=int, default=300)
     args = parser.parse_args(argv)
     rng = random.Random(7)
-    core = TableCore(Keyring.ephemeral())
+    core = TableService(Keyring.ephemeral())
     tables = [Table(core, rng) for _ in range(args.tables)]
     early = 0.0
     for n in range(1, args.acts + 1):

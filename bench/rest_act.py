@@ -51,15 +51,14 @@ GAME, SEATS, WARMUP_MOVES = "sette_e_mezzo", 4, 6
 def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
     import uvloop
 
-    from mazziere.services.gateway.app import create_app
-    from mazziere.services.gateway.config import GatewayConfig
-    from mazziere.services.gateway.run import RestServer, bind, embedded_backend
-    from mazziere.services.logs import configure
-    from mazziere.services.server import App, GrpcServer
+    from mazziere.services.app import App
+    from mazziere.services.config import Config
+    from mazziere.services.core.logs import configure
+    from mazziere.services.http.server import RestServer, bind
 
     configure("info" if log_calls else "warning")
     config = replace(
-        GatewayConfig.load({}),
+        Config.from_env({}),
         host="127.0.0.1",
         port=0,
         metrics_port=0,
@@ -73,10 +72,8 @@ def _serve(port: int, keys: str, embedded: str, log_calls: bool) -> None:
     app = App(config)
 
     async def run() -> None:
-        grpc_server = GrpcServer(app)
-        grpc_port = await grpc_server.start()
-        backend = embedded_backend(app, config, grpc_server, grpc_port)
-        gateway = create_app(backend, config, registry=app.metrics.registry)
+        await app.grpc.start()
+        gateway = app.rest()
 
         @gateway.post("/bench/echo", include_in_schema=False)
         async def echo(request: Request) -> Response:
@@ -238,22 +235,24 @@ def bench(
 def _backends(rounds: int, calls: int) -> None:
     import asyncio
 
+    from mazziere.services.app import App
+    from mazziere.services.config import Config
+    from mazziere.services.core.backend import InProcessBackend
     from mazziere.services.core.call import Call
-    from mazziere.services.gateway.backend import ChannelBackend, InProcessBackend
-    from mazziere.services.gateway.config import GatewayConfig
-    from mazziere.services.gateway.run import channel_methods
     from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
     from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-    from mazziere.services.server import App, ServerThread
+    from mazziere.services.grpc.server import ServerThread
+    from mazziere.services.table.channel import ChannelBackend
+    from mazziere.services.table.methods import TABLE_SERVICE
 
     os.sched_setaffinity(0, {0})
     keys = f"bench:{base64.b64encode(os.urandom(32)).decode()}"
-    config = replace(GatewayConfig.load({}), host="127.0.0.1", port=0, metrics_port=0, log_calls=False, seal_keys=keys)
+    config = replace(Config.from_env({}), host="127.0.0.1", port=0, metrics_port=0, log_calls=False, seal_keys=keys)
     app = App(config)
-    server = ServerThread(app)
+    server = ServerThread(app.grpc)
     port = server.start()
     seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(SEATS)]
-    created = app.core.create_table(svc.CreateTableRequest(game=GAME, seed=b"bench", seats=seats), Call())
+    created = app.table.create_table(svc.CreateTableRequest(game=GAME, seed=b"bench", seats=seats), Call())
     seat = created.to_act[0]
     key = next(k.key for k in created.seat_keys if k.seat == seat)
     request = svc.ActRequest(
@@ -272,10 +271,8 @@ def _backends(rounds: int, calls: int) -> None:
         return (time.process_time() - start) / calls * 1e6
 
     async def run() -> None:
-        inprocess = InProcessBackend(app.dispatcher, timeout=10, ready=ready)
-        channel = ChannelBackend(
-            f"127.0.0.1:{port}", timeout=10, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=10
-        )
+        inprocess = InProcessBackend(app.dispatcher, TABLE_SERVICE, timeout=10, ready=ready)
+        channel = ChannelBackend(f"127.0.0.1:{port}", timeout=10, max_message_bytes=1 << 20, write_seconds=10)
         for _ in range(rounds):
             a, b = await cost(inprocess), await cost(channel)
             print(f"backend alone: inprocess {a:.0f} µs CPU/call, channel {b:.0f} µs CPU/call")

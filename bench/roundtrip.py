@@ -17,8 +17,9 @@ from typing import Any
 from bench.act import mid_hand_request
 from bench.goals import verdict
 from mazziere import engine
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore, _action
+from mazziere.services.table.requests import action_of
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
 
 GOAL = 10.0
 ROUNDS = 11
@@ -26,9 +27,9 @@ NUMBER = 300
 
 
 def mazziere_round_trip() -> Callable[[], Any]:
-    core = TableCore(Keyring.ephemeral())
+    core = TableService(Keyring.ephemeral())
     request = mid_hand_request(core)
-    action = _action(request.action, "action")
+    action = action_of(request.action, "action")
     keyring, token = core.keyring, request.state
 
     def round_trip() -> bytes:

@@ -1,8 +1,8 @@
 """Generate the Python protobuf and gRPC modules from ``protos/`` into ``services/gen``.
 
 Run by ``make setup`` and by the image's build as ``python services/codegen.py``: it imports nothing of the
-project, so it runs before the project is installed. The generated modules import
-each other as ``mazziere.services.gen.mazziere.v1`` (the installed name of ``services/gen``).
+project (so it runs before the project is installed), and nothing of the project imports it. The generated
+modules import each other as ``mazziere.services.gen.mazziere.v1`` (the installed name of ``services/gen``).
 Beside them goes ``comments.json``: the contract's leading comments by full name (from protoc's descriptor set
 with source info), which the REST gateway's OpenAPI document uses as descriptions without ``protos/``.
 """
@@ -18,16 +18,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import descriptor_pb2
+from grpc_tools import protoc
+
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
 OUT = ROOT / "services" / "gen"
 COMMENTS_FILE = "comments.json"
-"""The contract's comments, beside the generated modules (read by :mod:`services.gateway.comments`)."""
+"""The contract's comments, beside the generated modules (read by :mod:`mazziere.services.http.comments`)."""
 
 
 def main() -> int:
-    from grpc_tools import protoc
-
     files = sorted(str(p.relative_to(PROTOS)) for p in PROTOS.rglob("*.proto"))
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -61,8 +62,6 @@ def main() -> int:
 
 def write_comments(protoc: Any, includes: list[str], files: list[str]) -> int:
     """``services/gen/comments.json``: every leading comment of the contract, by full name."""
-    from google.protobuf import descriptor_pb2
-
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "set.pb"
         if protoc.main(["protoc", *includes, "--include_source_info", f"--descriptor_set_out={out}", *files]) != 0:

@@ -7,6 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+MAX_TURN_SECONDS = 86_400
+"""The longest turn a table may give a person: a day."""
+MAX_BOT_DELAY_MS = 60_000
+"""The longest a bot may wait before it plays: a minute."""
+
 
 class ConfigError(ValueError):
     """A configuration value is missing or malformed."""
@@ -56,6 +61,9 @@ class Config:
     seal_keys: str = ""
     """Comma- or newline-separated ``kid:base64key`` entries; the first seals, all open."""
     seal_keys_file: str = ""
+    new_seal_key: bool = False
+    """The embedded default with no keys configured: start even though the store's tables were sealed under a key
+    it no longer has (its key file missing: a new one is made), which then never open again. Off: it refuses."""
     trusted_mode: bool = False
     """Plain states in and out, and no seat keys: only for a trusted back end or debugging."""
     max_message_bytes: int = 1 << 20
@@ -95,6 +103,71 @@ class Config:
     """Watch streams taken at a time (beyond: OVERLOADED)."""
     heartbeat_seconds: float = 15.0
     """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
+    timer_moves: int = 8
+    """Due turns (a bot's, or a person's whose time ran out) the host plays at a time; one table's bot thinking
+    never holds another's timer back below this bound."""
+
+    # Who calls the host, and how much one caller may do (docs/security.md, "Who is a caller").
+    trusted_proxies: str = ""
+    """CIDRs of the proxies whose forwarding header names the client (comma-separated); none: the socket's peer."""
+    forwarded_header: str = "x-forwarded-for"
+    """The header those proxies write: ``x-forwarded-for`` or ``forwarded``."""
+    caller_ipv6_prefix: int = 64
+    """IPv6 callers are counted by this prefix of their address (a household's network)."""
+    log_addresses: str = "full"
+    """``full``: logs show a caller's whole address; ``prefix``: only its /24 (IPv4) or /48 (IPv6)."""
+    caller_plays_per_second: float = 20.0
+    """Play, ReissueInvite and CloseTable calls one caller may make a second (a burst of a few seconds' worth)."""
+    caller_reads_per_second: float = 20.0
+    """GetHostedTable calls, Watch openings and AdviseSeat calls one caller may make a second (likewise)."""
+    caller_burst_seconds: float = 5.0
+    """How many seconds' worth of its plays, or of its reads, a caller may spend at once."""
+    caller_tables_per_minute: int = 10
+    """Tables one caller may open a minute."""
+    caller_open_tables: int = 50
+    """Tables one caller may have open (opened by it, not closed, not expired)."""
+    caller_watchers: int = 64
+    """Watch streams one caller may hold open at a time (on one replica)."""
+    caller_unknown_tables_per_minute: int = 20
+    """Tables the host does not keep one caller may ask for a minute; beyond, its calls are refused for a while."""
+    table_spectators: int = 32
+    """Watch streams one table takes beyond one per seat (spectators, a second device, a reconnection)."""
+    store_max_tables: int = 10_000
+    """Tables the host's store may keep (closed ones too, until they expire); beyond, OpenTable is refused."""
+    store_max_bytes: int = 1 << 30
+    """Bytes the host's store may take; beyond, OpenTable is refused."""
+
+    rest_host: str = "0.0.0.0"
+    rest_port: int = 8080
+    """The REST gateway's port; 0 turns it off in ``mazziere serve``."""
+    gateway_target: str = "localhost:50051"
+    """``mazziere gateway`` (split): the gRPC service to call (``--target`` overrides)."""
+    gateway_embedded: str = "inprocess"
+    """``mazziere serve``: ``inprocess`` (the gateway calls the handlers directly) or ``channel`` (over a local
+    gRPC channel); see docs/performance.md."""
+    cors_origins: str = ""
+    """Comma-separated origins allowed to call from a browser (``*`` for any); none by default."""
+    gateway_max_body_bytes: int = 2 << 20
+    gateway_timeout_seconds: float = 10.0
+    """The deadline of each call the gateway makes to the service."""
+    gateway_docs: bool = True
+    """Serve the interactive documentation at ``/docs`` (``/openapi.json`` is always served)."""
+    gateway_metrics: bool = False
+    """Also serve ``/metrics`` on the REST port (off: metrics only on ``MAZZIERE_METRICS_PORT``, which is not
+    meant to face the internet)."""
+    gateway_read_timeout_seconds: float = 10.0
+    http_connections: int = 0
+    """HTTP connections the REST port serves at a time; past them only health probes are answered, anything else
+    refused (503, TOO_MANY_CONNECTIONS). 0: the open-files limit (raised to its hard limit at start) less
+    ``reserved_files``."""
+    reserved_files: int = 128
+    """Open files kept from the HTTP connections: for the store, the gRPC port's connections, the listening sockets,
+    the process's own files and the probes answered past the cap."""
+    """How long a REST caller may take to send a request's headers, and then its body (408 or a closed
+    connection beyond)."""
+    web_source_maps: bool = False
+    """Serve the web table's source map (``/play/app.js.map``, linked by a ``SourceMap`` header on ``app.js``);
+    off, it is a 404."""
 
     reflection: bool = True
     log_level: str = "info"
@@ -128,8 +201,17 @@ class Config:
         return config
 
     def check(self) -> None:
+        """Refuse settings that cannot work together, naming them."""
+        self._check_calls()
+        self._check_host()
+        self._check_ports()
+        self._check_gateway()
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
+        if self.tenants and self.tenants_file:
+            raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+
+    def _check_calls(self) -> None:
         if self.workers < 1 or self.max_message_bytes < 1024:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
         if self.max_concurrent_calls < self.workers:
@@ -142,21 +224,71 @@ class Config:
             raise ConfigError(
                 "MAZZIERE_REPLAY_SECONDS, MAZZIERE_STREAM_WRITE_SECONDS and MAZZIERE_SWITCH_INTERVAL_MS must be > 0"
             )
+
+    def _check_host(self) -> None:
         if self.host_enabled and self.host_replicas > 1 and self.store.startswith("sqlite:"):
             raise ConfigError(
                 f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "
                 "serves one host process"
             )
-        if self.turn_seconds < 1 or self.heartbeat_seconds <= 0 or self.watchers < 1 or self.table_idle_hours <= 0:
+        if min(self.turn_seconds, self.watchers, self.timer_moves) < 1:
+            raise ConfigError("MAZZIERE_TURN_SECONDS, MAZZIERE_WATCHERS and MAZZIERE_TIMER_MOVES must be >= 1")
+        if self.turn_seconds > MAX_TURN_SECONDS or not 0 <= self.bot_delay_ms <= MAX_BOT_DELAY_MS:
             raise ConfigError(
-                "MAZZIERE_TURN_SECONDS and MAZZIERE_WATCHERS must be >= 1, MAZZIERE_HEARTBEAT_SECONDS and "
-                "MAZZIERE_TABLE_IDLE_HOURS > 0"
+                f"MAZZIERE_TURN_SECONDS must be at most {MAX_TURN_SECONDS} (a day) and MAZZIERE_BOT_DELAY_MS from 0 "
+                f"to {MAX_BOT_DELAY_MS}"
             )
-        if self.tenants and self.tenants_file:
-            raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0:
+            raise ConfigError("MAZZIERE_HEARTBEAT_SECONDS and MAZZIERE_TABLE_IDLE_HOURS must be > 0")
+        self._check_callers()
+
+    def _check_callers(self) -> None:
+        if self.forwarded_header not in ("x-forwarded-for", "forwarded"):
+            raise ConfigError(
+                f"MAZZIERE_FORWARDED_HEADER must be 'x-forwarded-for' or 'forwarded', not {self.forwarded_header!r}"
+            )
+        if self.log_addresses not in ("full", "prefix"):
+            raise ConfigError(f"MAZZIERE_LOG_ADDRESSES must be 'full' or 'prefix', not {self.log_addresses!r}")
+        if not 1 <= self.caller_ipv6_prefix <= 128:
+            raise ConfigError("MAZZIERE_CALLER_IPV6_PREFIX must be from 1 to 128")
+        rates = ("caller_plays_per_second", "caller_reads_per_second", "caller_burst_seconds")
+        counts = (
+            "caller_tables_per_minute",
+            "caller_open_tables",
+            "caller_watchers",
+            "caller_unknown_tables_per_minute",
+            "store_max_tables",
+            "store_max_bytes",
+        )
+        for name in rates:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"MAZZIERE_{name.upper()} must be > 0")
+        for name in counts:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
+        if self.table_spectators < 0:
+            raise ConfigError("MAZZIERE_TABLE_SPECTATORS must be >= 0")
+
+    def _check_ports(self) -> None:
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):
             if not 0 <= port <= 65535:
                 raise ConfigError(f"{name} must be a port number (0..65535), not {port}")
+        if not 0 <= self.rest_port < 65536:
+            raise ConfigError(f"MAZZIERE_REST_PORT must be a port number, not {self.rest_port}")
+
+    def _check_gateway(self) -> None:
+        if self.gateway_embedded not in ("inprocess", "channel"):
+            raise ConfigError(
+                f"MAZZIERE_GATEWAY_EMBEDDED must be 'inprocess' or 'channel', not {self.gateway_embedded!r}"
+            )
+        if self.gateway_max_body_bytes < 1024 or self.gateway_timeout_seconds <= 0:
+            raise ConfigError(
+                "MAZZIERE_GATEWAY_MAX_BODY_BYTES must be >= 1024 and MAZZIERE_GATEWAY_TIMEOUT_SECONDS > 0"
+            )
+        if self.gateway_read_timeout_seconds <= 0:
+            raise ConfigError("MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS must be > 0")
+        if self.http_connections < 0 or self.reserved_files < 64:
+            raise ConfigError("MAZZIERE_HTTP_CONNECTIONS must be >= 0 and MAZZIERE_RESERVED_FILES >= 64")
 
     @property
     def store(self) -> str:
@@ -180,3 +312,7 @@ class Config:
     def bind_host(self) -> str:
         """The host as a socket address (``[::]`` -> ``::``), for listeners other than gRPC's."""
         return self.host.strip("[]")
+
+    @property
+    def origins(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]

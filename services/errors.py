@@ -41,6 +41,10 @@ class ServiceReason(Enum):
     CAPABILITY_INVALID = "CAPABILITY_INVALID"
     TABLE_CLOSED = "TABLE_CLOSED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    CAPABILITY_REVOKED = "CAPABILITY_REVOKED"
+    CALLER_LIMIT = "CALLER_LIMIT"
+    STORE_FULL = "STORE_FULL"
+    TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"
 
 
 _CODES = {
@@ -61,8 +65,14 @@ _CODES = {
     ServiceReason.CAPABILITY_INVALID: grpc.StatusCode.PERMISSION_DENIED,
     ServiceReason.TABLE_CLOSED: grpc.StatusCode.FAILED_PRECONDITION,
     ServiceReason.STORE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServiceReason.CAPABILITY_REVOKED: grpc.StatusCode.PERMISSION_DENIED,
+    ServiceReason.CALLER_LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.STORE_FULL: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.TOO_MANY_CONNECTIONS: grpc.StatusCode.UNAVAILABLE,
 }
 
+
+_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 MAX_MESSAGE = 1000
 MAX_METADATA_VALUE = 200
@@ -84,6 +94,7 @@ class ServiceError(Exception):
         *,
         retry_after: float | None = None,
         details: Sequence[any_pb2.Any] = (),
+        http_status: int | None = None,
     ) -> None:
         # Messages may quote the caller's input; bounded, so a refusal always fits in the status trailers.
         message = _bounded(message, MAX_MESSAGE)
@@ -96,12 +107,39 @@ class ServiceError(Exception):
         """Seconds the caller should wait before retrying: sent as a google.rpc.RetryInfo beside the ErrorInfo."""
         self.details = tuple(details)
         """Further details of the status, after the ErrorInfo and the RetryInfo."""
+        self.http_status = http_status
+        """An HTTP status of its own (a refusal of the HTTP layer: a body too large, no such route), in place of
+        the one its code maps to."""
 
     @classmethod
     def of(
         cls, reason: ServiceReason, message: str, *, retry_after: float | None = None, **metadata: str
     ) -> ServiceError:
         return cls(_CODES[reason], reason.value, message, metadata, retry_after=retry_after)
+
+    @classmethod
+    def invalid_request(cls, message: str, *, http_status: int | None = None) -> ServiceError:
+        """A request refused before any handler sees it (a malformed body, too large, ...)."""
+        return cls(
+            grpc.StatusCode.INVALID_ARGUMENT, ServiceReason.INVALID_REQUEST.value, message, http_status=http_status
+        )
+
+    @classmethod
+    def from_status(cls, status: status_pb2.Status) -> ServiceError:
+        """The refusal a ``google.rpc.Status`` carries (from another server): its first ErrorInfo of our domain,
+        its first RetryInfo, and the rest of its details in order."""
+        code = _BY_NUMBER.get(status.code, grpc.StatusCode.UNKNOWN)
+        reason, metadata, retry_after = "", {}, None
+        others: list[any_pb2.Any] = []
+        for detail in status.details:
+            info, retry = error_details_pb2.ErrorInfo(), error_details_pb2.RetryInfo()
+            if not reason and detail.Unpack(info) and info.domain == DOMAIN:
+                reason, metadata = info.reason, dict(info.metadata)
+            elif retry_after is None and detail.Unpack(retry):
+                retry_after = retry.retry_delay.ToNanoseconds() / 1e9
+            else:
+                others.append(detail)
+        return cls(code, reason, status.message, metadata, retry_after=retry_after, details=others)
 
     @classmethod
     def from_rejected(cls, exc: Rejected, **metadata: str) -> ServiceError:

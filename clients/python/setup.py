@@ -1,5 +1,5 @@
 """Generates the gRPC stubs into the wheel while it is built (the metadata is in pyproject.toml), with the record
-verifier (``mazziere_client.verify``, the server's ``services/verify.py``: docs/fairness.md).
+verifier (``mazziere_client.verify``, the server's ``services/cli/verify.py``: docs/fairness.md).
 
 The stubs come from the contract, ``protos/`` at the repository root (``../../protos`` from here), compiled with
 grpcio-tools (a build requirement) straight into the build tree as ``mazziere_client.v1``: nothing generated is
@@ -24,10 +24,10 @@ PACKAGE = "mazziere_client"
 
 def find_verifier() -> Path:
     # The record verifier is the server's own file (it needs only the standard library); an sdist carries a copy.
-    for path in (HERE / "verify.py", HERE.parent.parent / "services" / "verify.py"):
+    for path in (HERE / "verify.py", HERE.parent.parent / "services" / "cli" / "verify.py"):
         if path.is_file():
             return path
-    raise RuntimeError(f"services/verify.py was not found beside {HERE}")
+    raise RuntimeError(f"services/cli/verify.py was not found beside {HERE}")
 
 
 def find_protos() -> Path:

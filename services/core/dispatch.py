@@ -12,9 +12,10 @@ carried to the worker that runs it. A call (or a stream's step) handed to its wo
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +24,10 @@ import grpc
 from google.protobuf.message import Message
 
 from mazziere.services.core import tracing
-from mazziere.services.core.admission import ANONYMOUS, BUDGETED, ON_LOOP, Admission, CostClass, Ticket
+from mazziere.services.core.admission import ANONYMOUS, BUDGETED, Admission, CostClass, Ticket
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import Rate
+from mazziere.services.core.callers import Callers
 from mazziere.services.core.observe import Observer, request_id
 from mazziere.services.errors import ServiceError, ServiceReason
 
@@ -33,7 +36,7 @@ Write = Callable[[Any], Awaitable[None]]
 Encode = Callable[[Any], Any]
 """How a transport takes an answer other than as protobuf bytes (its JSON, a message), made on the worker that
 ran the call. A handler's answer may be a message or an answer written on demand
-(:class:`~mazziere.services.servicer.Written`), which is written here, once, in the form asked for."""
+(:class:`~mazziere.services.table.service.Written`), which is written here, once, in the form asked for."""
 
 
 def always(cost: CostClass) -> Callable[[Any], CostClass]:
@@ -57,6 +60,11 @@ class Method:
     streaming: bool = False
     creates_table: bool = False
     """Counted against the tenant's tables per minute."""
+    hosted: bool = False
+    """A host method: its handler is a coroutine, awaited on the event loop (its engine work goes to the workers
+    through :meth:`Dispatcher.run`), and its callers are people holding capabilities, not tenants with API keys."""
+    rate: Rate | None = None
+    """A host method's bucket of each caller's (:mod:`~mazziere.services.core.caller_limits`)."""
 
     @property
     def kind(self) -> str:
@@ -89,14 +97,16 @@ class Dispatcher:
         budget_seconds: float,
         write_seconds: float,
         max_message_bytes: int,
+        callers: Callers | None = None,
     ) -> None:
         self.methods = {(m.service, m.name): m for m in methods}
         self.observer = observer
         self.admission = admission
+        self.callers = callers or Callers()
+        """How a host call's caller is known (:mod:`~mazziere.services.core.callers`)."""
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()
-            if cost not in ON_LOOP
         }
         self.budget_seconds = budget_seconds
         self.write_seconds = write_seconds
@@ -105,6 +115,9 @@ class Dispatcher:
         self.closing = threading.Event()
         """Set near the end of a shutdown's grace: calls that have not started are refused as SHUTTING_DOWN."""
         self._waiting: set[asyncio.Future[Any]] = set()
+        self.draining = False
+        """Set by :meth:`drain`: host streams end, and no new one is taken."""
+        self._hosted: set[asyncio.Task[Any]] = set()
 
     def method(self, service: str, name: str) -> Method | None:
         return self.methods.get((service, name))
@@ -134,7 +147,7 @@ class Dispatcher:
         limits: _Limits | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
-            if cost in ON_LOOP:
+            if method.hosted:
                 response = await self._on_loop(method, message, call, ticket, wire, encode)
             else:
                 answer = self._answer if span is None else span.carry(self._answer)
@@ -155,7 +168,7 @@ class Dispatcher:
             self._failed(method, call, rid, exc, span)
             raise ServiceError(code, "", "internal error") from None
         finally:
-            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            self._finish(method, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
 
@@ -176,31 +189,17 @@ class Dispatcher:
         rid = request_id(call.metadata)
         span = tracing.begin(method.service, method.name, call.metadata, rid)
         code, reason = grpc.StatusCode.OK, ""
-        ticket: Ticket | None = None
         limits: _Limits | None = None
-        steps: Iterator[Any] | None = None
-        step: futures.Future[Any] | None = None
         try:
             message, cost, ticket, limits = self._admit(method, request, call, timeout, span)
-            if cost in ON_LOOP:
-                answers = method.handler(message, call)
+            if method.hosted:
                 try:
-                    async for answer in answers:
-                        await self._write(write, _written(answer, wire, encode))
+                    await self._hosted_stream(method.handler(message, call), write, wire, encode)
                 finally:
-                    await answers.aclose()
-                return
-            pool = self.pools[cost]
-            self._check_open()
-            steps = iter(method.handler(message, call))
-            while True:
-                work = self._next if span is None else span.carry(self._next)
-                step = pool.submit(ticket.queued(work), steps, wire, encode)  # queued until a worker takes the step
-                item = await self._wait(step, limits)
-                step = None
-                if item is _DONE:
-                    return
-                await self._write(write, item)
+                    ticket.release()
+            else:  # its place is given back once the step in hand (if any) is over
+                steps = (method.handler, message, call, cost, ticket, limits, span)
+                await self._pooled_stream(*steps, write, wire, encode)
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
@@ -218,10 +217,64 @@ class Dispatcher:
         finally:
             if limits is not None:
                 limits.left.set()
-            self._end_stream(ticket, steps, step)
-            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            self._finish(method, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
+
+    async def _hosted_stream(
+        self, answers: AsyncGenerator[Any], write: Write, wire: bool, encode: Encode | None
+    ) -> None:
+        """A host's stream (a coroutine's answers, on the loop), to its end; or ended at once by :meth:`drain`,
+        as SHUTTING_DOWN, so its client watches again (another replica, or this one once restarted)."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._hosted.add(task)
+        try:
+            async for answer in answers:
+                await self._write(write, _written(answer, wire, encode))
+        except asyncio.CancelledError:
+            if not (self.draining and task.uncancel() == 0):
+                raise
+            raise _shutting_down() from None
+        finally:
+            self._hosted.discard(task)
+            await answers.aclose()
+
+    async def _pooled_stream(
+        self,
+        handler: Handler,
+        message: Any,
+        call: Call,
+        cost: CostClass,
+        ticket: Ticket,
+        limits: _Limits,
+        span: tracing.CallSpan | None,
+        write: Write,
+        wire: bool,
+        encode: Encode | None,
+    ) -> None:
+        """A stream of steps each run on the workers of ``cost``; its place is given back once the step in hand
+        (if any) is over."""
+        steps: Iterator[Any] | None = None
+        step: futures.Future[Any] | None = None
+        try:
+            pool = self.pools[cost]
+            self._check_open()
+            steps = iter(handler(message, call))
+            while True:
+                work = self._next if span is None else span.carry(self._next)
+                step = pool.submit(ticket.queued(work), steps, wire, encode)  # queued until a worker takes the step
+                item = await self._wait(step, limits)
+                step = None
+                if item is _DONE:
+                    return
+                await self._write(write, item)
+        finally:
+            self._end_stream(ticket, steps, step)
+
+    def _finish(self, method: Method, call: Call, code: grpc.StatusCode, reason: str, start: float, rid: str) -> None:
+        caller = self.callers.shown(call.caller) if call.caller else ""
+        self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid, caller)
 
     def _failed(self, method: Method, call: Call, rid: str, exc: Exception, span: tracing.CallSpan | None) -> None:
         self.observer.failed(method.name, call, rid, exc)
@@ -246,6 +299,30 @@ class Dispatcher:
         answer = _written(response, wire, encode)
         return self._check_size(answer) if wire else answer
 
+    async def run(self, cost: CostClass, handler: Handler, request: Any, caller: Call) -> Any:
+        """``handler(request)`` on the workers of ``cost`` for a call already admitted (a host call's engine work:
+        no second place is taken), with a Call of its own under the caller's deadline and, for the costly classes,
+        the server's budget; once it has answered, what it asked for then is done (the token memo) and the hands it
+        finished are counted."""
+        self._check_open()
+        inner = Call()
+        limits = _Limits(inner, caller.time_remaining(), self.budget_seconds if cost in BUDGETED else None)
+        inner.stop = lambda: limits.stop() or caller.stop()
+        context = contextvars.copy_context()  # the caller's span, if traced
+        future = self.pools[cost].submit(context.run, handler, request, inner)
+        answer = await self._wait(future, limits)
+        for answered in inner.on_answered:
+            answered()
+        self.observer.count_finished(inner.finished)
+        return answer
+
+    def drain(self) -> None:
+        """End every host stream now, as SHUTTING_DOWN, and take no new one (the shutdown's first step: unary calls
+        go on, and finish within the grace)."""
+        self.draining = True
+        for task in list(self._hosted):
+            task.get_loop().call_soon_threadsafe(task.cancel)
+
     def close(self) -> None:
         """Answer every call in flight SHUTTING_DOWN (its work stops at its next poll) and take no new ones."""
         self.closing.set()
@@ -253,6 +330,9 @@ class Dispatcher:
             waiter.get_loop().call_soon_threadsafe(waiter.cancel)
 
     def shutdown(self) -> None:
+        """Stop the workers; any call from now on (a host's due turn, until the host stops) is refused
+        SHUTTING_DOWN."""
+        self.closing.set()
         for pool in self.pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -262,18 +342,36 @@ class Dispatcher:
         self, method: Method, request: bytes | Message, call: Call, timeout: float | None, span: tracing.CallSpan | None
     ) -> tuple[Any, CostClass, Ticket, _Limits]:
         self._check_open()
+        if self.draining and method.hosted and method.streaming:
+            raise _shutting_down()
         message = _parse(method, request) if isinstance(request, bytes) else request
         cost = method.cost(message)
         if span is not None:
             span.admitted(cost.value, getattr(message, "table_id", ""))
-        # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them.
-        tenant = ANONYMOUS if cost in ON_LOOP else self.admission.tenants.identify(call.metadata)
-        if method.creates_table:
-            self.admission.create_table(tenant)
-        table_id = "" if cost in ON_LOOP else getattr(message, "table_id", "")  # a table's many watchers are fine
-        ticket = self.admission.admit(cost, tenant, table_id)
+        # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them, and
+        # each caller (its tenant if it sent a key, else its address) has limits of its own.
+        release = self._admit_caller(method, call, cost) if method.hosted else None
+        try:
+            tenant = ANONYMOUS if method.hosted else self.admission.tenants.identify(call.metadata)
+            if method.creates_table:
+                self.admission.create_table(tenant)
+            table_id = "" if method.hosted else getattr(message, "table_id", "")  # a table's many watchers are fine
+            ticket = self.admission.admit(cost, tenant, table_id).then(release)
+        except BaseException:
+            if release is not None:
+                release()
+            raise
         budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)
+
+    def _admit_caller(self, method: Method, call: Call, cost: CostClass) -> Callable[[], None] | None:
+        """Name a host call's caller and let it in by its limits (a stream takes one of its Watch places: what gives
+        it back), or refuse it."""
+        tenant = self.admission.tenants.find(call.metadata)
+        call.caller = self.callers.key(call, None if tenant is None else tenant.name)
+        limits = self.admission.callers
+        limits.admit(call.caller, method.rate, cost.value)
+        return limits.hold_watch(call.caller, cost.value) if method.streaming else None
 
     def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
         try:
@@ -293,7 +391,7 @@ class Dispatcher:
         except asyncio.CancelledError:
             limits.left.set()
             if self.closing.is_set():
-                raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry") from None
+                raise _shutting_down() from None
             raise
         finally:
             self._waiting.discard(waiter)
@@ -339,7 +437,7 @@ class Dispatcher:
 
     def _check_open(self) -> None:
         if self.closing.is_set():
-            raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
+            raise _shutting_down()
 
     def _check_size(self, data: bytes | int) -> Any:
         size = data if isinstance(data, int) else len(data)
@@ -391,6 +489,10 @@ class _Limits:
             f"the call ran over the server's limit of {limit} s; ask for less work at a time",
             limit_seconds=limit,
         )
+
+
+def _shutting_down() -> ServiceError:
+    return ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
 
 
 def _written(response: Any, wire: bool, encode: Encode | None) -> Any:

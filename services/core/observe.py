@@ -1,7 +1,8 @@
 """One log line and the go-grpc-prometheus metrics for every call, whatever its transport.
 
 Labels never carry the caller's text: a game label is one of the served games or ``unknown``. The log line names
-the call's table (``table_id``, null if none) when its handler opened or made one and recorded it on its Call.
+the call's table (``table_id``, null if none) when its handler opened or made one and recorded it on its Call, and a
+host call's caller (``caller``: its tenant, or its address, whole or by prefix as the operator says).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Sequence
 import grpc
 
 from mazziere.services.core.call import Call
-from mazziere.services.logs import get_logger
-from mazziere.services.metrics import Metrics
+from mazziere.services.core.logs import get_logger
+from mazziere.services.core.metrics import Metrics
 
 UNKNOWN_LABEL = "unknown"
 """The metric label that stands for any game the caller named that is not one of ours."""
@@ -55,7 +56,9 @@ class Observer:
         reason: str,
         start: float,
         request_id: str,
+        caller: str = "",
     ) -> None:
+        """Count the call's end, and log it (``caller``: the host call's caller, as logs may show it)."""
         labels = (kind, service, name)
         elapsed = time.perf_counter() - start
         game = self.game_label(call.game)
@@ -64,9 +67,7 @@ class Observer:
         if reason:
             self.metrics.rejections.labels(game, reason).inc()
         if code is grpc.StatusCode.OK:
-            for played, preset, event in call.finished:
-                counter = self.metrics.hands_finished if event == "HAND_OVER" else self.metrics.games_finished
-                counter.labels(self.game_label(played), preset).inc()
+            self.count_finished(call.finished)
         if self.log_calls:
             self.log.info(
                 "call",
@@ -77,7 +78,14 @@ class Observer:
                 duration_ms=round(elapsed * 1000, 3),
                 request_id=request_id,
                 table_id=table_of(call),
+                **({"caller": caller} if caller else {}),
             )
+
+    def count_finished(self, finished: Sequence[tuple[str, str, str]]) -> None:
+        """Count each (game, preset, HAND_OVER or GAME_OVER) a call's work finished."""
+        for played, preset, event in finished:
+            counter = self.metrics.hands_finished if event == "HAND_OVER" else self.metrics.games_finished
+            counter.labels(self.game_label(played), preset).inc()
 
     def failed(self, name: str, call: Call, request_id: str, exc: BaseException) -> None:
         self.log.exception(

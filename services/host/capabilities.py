@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
 
 from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.host.store import OWNER
@@ -48,6 +50,28 @@ def audience_of(capabilities: Mapping[str, bytes], metadata: Sequence[tuple[str,
 def invite_url(public_url: str, table_id: str, capability: str) -> str:
     """The web table's link: the capability in the fragment, which browsers never send to a server."""
     return f"{public_url.rstrip('/')}/play/#table={table_id}&invite={capability}"
+
+
+PRIVATE_SUFFIXES = (".localhost", ".local", ".lan", ".home.arpa", ".internal")
+"""Names that stay inside a home or an office network (RFC 6761, RFC 6762, RFC 8375 and common use)."""
+SHARED_ADDRESSES = ipaddress.ip_network("100.64.0.0/10")
+"""Carrier-grade NAT's range (RFC 6598), which overlay networks such as Tailscale use too: not on the internet."""
+
+
+def in_the_clear(public_url: str) -> bool:
+    """Whether invite links built on ``public_url`` cross the internet unencrypted: plain ``http://`` to a host
+    that is neither a loopback or private address nor a local name (a name with no dot, ``localhost``,
+    ``*.local``, ``*.lan``, ``*.home.arpa``, ``*.internal``)."""
+    parts = urlsplit(public_url)
+    host = (parts.hostname or "").rstrip(".").lower()
+    if parts.scheme.lower() != "http" or not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." in host and host != "localhost" and not host.endswith(PRIVATE_SUFFIXES)
+    local = address.is_loopback or address.is_private or address.is_link_local
+    return not (local or (address.version == 4 and address in SHARED_ADDRESSES))
 
 
 def owner_only(audience: str) -> None:

@@ -1,39 +1,45 @@
 """The host's handlers: open a table, play, watch, advise, reissue an invite, close; and its turn timer.
 
-Every engine call goes to TableService through a :class:`~mazziere.services.gateway.backend.Backend` (the call core
-in this process, or a gRPC channel to the engine's replicas), so it is admitted like any other caller's. The host
-holds each table's token and seat keys in its store and answers people only with their own ``HostedUpdate``.
+Every engine call goes to TableService through a :class:`~mazziere.services.table.client.TableClient` (the
+handlers of this process, within the host call's one admission, or the engine's replicas over gRPC). The host
+holds each table's token and seat keys in its store and answers people only with their own ``HostedUpdate``,
+written once per audience (:mod:`.updates`) and handed as it is to each of that audience's watchers.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import hmac
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
+import grpc
 from google.protobuf.message import Message
 
 from mazziere.engine import bots as bots_engine
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import CallerLimits, Rate
 from mazziere.services.core.dispatch import Method, always
+from mazziere.services.core.logs import get_logger
 from mazziere.services.errors import ServiceError, ServiceReason
-from mazziere.services.gateway.backend import Backend
-from mazziere.services.gateway.errors import GatewayError
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.host import capabilities
-from mazziere.services.host.hub import Hub
+from mazziere.services.host import capabilities, limits
+from mazziere.services.host.hub import Hub, News
 from mazziere.services.host.metrics import HostMetrics
+from mazziere.services.host.readers import Snapshots
+from mazziere.services.host.settings import HostSettings, Settings
 from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
-from mazziere.services.logs import get_logger
+from mazziere.services.host.updates import Carrying, StoredUpdate, Told, Update
+from mazziere.services.table.client import TableClient
+from mazziere.services.wire.answers import Written
 
 HOST_SERVICE = hpb.DESCRIPTOR.services_by_name["HostService"]
 T = TypeVar("T")
@@ -43,172 +49,173 @@ PAGE = 500
 """Steps read from the store at a time."""
 LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
-
-
-@dataclass(frozen=True, slots=True)
-class HostSettings:
-    public_url: str = "http://localhost:8080"
-    turn_seconds: int = 60
-    bot_delay_ms: int = 700
-    table_idle_hours: float = 72.0
-    heartbeat_seconds: float = 15.0
-    engine_timeout: float = 10.0
-    engine_api_key: str = ""
-    timer_poll_seconds: float = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the host keeps of a table beside its token (the record's ``settings``)."""
-
-    game: str
-    names: tuple[str, ...]
-    bots: tuple[str, ...]
-    turn_seconds: int
-
-    def encode(self) -> bytes:
-        return json.dumps(
-            {"game": self.game, "names": self.names, "bots": self.bots, "turn": self.turn_seconds}
-        ).encode()
-
-    @classmethod
-    def decode(cls, data: bytes) -> Settings:
-        raw = json.loads(data)
-        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]))
+ANY_AUDIENCE = "*"
+"""A revocation that may be any audience's (notifications were lost): every watcher of the table checks its own."""
+TIMER_RETRY_FIRST_S = 0.25
+TIMER_RETRY_LONGEST_S = 2.0
+"""The waits before a due turn is tried again while the engine or the store is unavailable, doubled each time up
+to this, for half the lease at most."""
+HOUSEKEEPING_SECONDS = 10.0
+EXPIRE_EVERY = 6
+"""Idle tables are removed every this many housekeeping rounds (a minute)."""
 
 
 class Host:
-    """Tables between people, kept in ``store``, played through ``engine``."""
+    """Tables between people, kept in ``store``, played through ``tables``."""
 
     def __init__(
         self,
         store: Store,
-        engine: Backend,
+        tables: TableClient,
         settings: HostSettings,
         metrics: HostMetrics,
         *,
         clock: Callable[[], float] = time.time,
+        callers: CallerLimits | None = None,
     ) -> None:
         self.store = store
-        self.engine = engine
+        self.tables = tables
         self.settings = settings
         self.metrics = metrics
         self.clock = clock
+        self.callers = callers or CallerLimits()
+        """The callers' limits of the call core, which this host's own limits count their refusals with."""
+        self.capacity = limits.Capacity(self.callers, settings.store_max_tables, settings.store_max_bytes)
+        self.unknown = limits.Unknown()
+        self.snapshots = Snapshots(self._snapshot)
         self.hub = Hub()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        self._claims: asyncio.Task[None] | None = None
+        self._firing: set[asyncio.Task[None]] = set()
+        self._draining = asyncio.Event()
 
     # -- lifecycle --------------------------------------------------------------------------------------
 
     async def start(self) -> None:
         await self.store.open()
-        await self.store.listen(self._heard)
-        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._expiry())]
+        await self.store.listen(self._heard, self._missed)
+        self.metrics.tables.set(await self._stored(self.store.count()))
+        self.metrics.store_tables_limit.set(self.settings.store_max_tables)
+        self.metrics.store_bytes_limit.set(self.settings.store_max_bytes)
+        await self._measure()
+        self._claims = asyncio.create_task(self._timers())
+        self._tasks = [self._claims, asyncio.create_task(self._housekeeping())]
+
+    async def drain(self, seconds: float) -> None:
+        """The shutdown's first step: claim no more due turns (the other replicas play them), and give those under
+        way ``seconds`` to be played (cut, a claimed turn would wait for its lease to run out)."""
+        self._draining.set()
+        if self._claims is not None:
+            await asyncio.gather(self._claims, return_exceptions=True)
+        if self._firing:
+            await asyncio.wait(set(self._firing), timeout=seconds)
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._firing]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._firing, return_exceptions=True)
         await self.store.aclose()
 
     def methods(self) -> list[Method]:
-        host, watch = always(CostClass.HOST), always(CostClass.WATCH)
-        rows: list[tuple[str, Any, type[Message]]] = [
-            ("OpenTable", self.open_table, hpb.OpenTableRequest),
-            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest),
-            ("Play", self.play, hpb.PlayRequest),
-            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest),
-            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest),
-            ("CloseTable", self.close_table, hpb.CloseTableRequest),
+        """HostService's methods: each a coroutine on the event loop, admitted once as a host call (AdviseSeat as
+        the advice it costs)."""
+        rows: list[tuple[str, Any, type[Message], CostClass, Rate]] = [
+            ("OpenTable", self.open_table, hpb.OpenTableRequest, CostClass.HOST, Rate.OPEN),
+            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest, CostClass.HOST, Rate.READ),
+            ("Play", self.play, hpb.PlayRequest, CostClass.HOST, Rate.PLAY),
+            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest, CostClass.ADVICE, Rate.READ),
+            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest, CostClass.HOST, Rate.PLAY),
+            ("CloseTable", self.close_table, hpb.CloseTableRequest, CostClass.HOST, Rate.PLAY),
         ]
-        methods = [Method(HOST_SERVICE.full_name, name, fn, request, cost=host) for name, fn, request in rows]
+        methods = [
+            Method(HOST_SERVICE.full_name, name, fn, request, cost=always(cost), hosted=True, rate=rate)
+            for name, fn, request, cost, rate in rows
+        ]
+        watch = always(CostClass.WATCH)
         methods.append(
-            Method(HOST_SERVICE.full_name, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True)
+            Method(
+                HOST_SERVICE.full_name,
+                "Watch",
+                self.watch,
+                hpb.WatchRequest,
+                cost=watch,
+                streaming=True,
+                hosted=True,
+                rate=Rate.READ,
+            )
         )
         return methods
 
     # -- handlers ---------------------------------------------------------------------------------------
 
-    async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> hpb.OpenTableResponse:
+    async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> Written[Any]:
         call.game = request.game
-        bots = tuple(seat.bot for seat in request.seats)
-        for bot in bots:
-            if bot and bot not in bots_engine.POLICIES:
-                raise ServiceError.from_rejected(
-                    Rejected(
-                        Reason.UNKNOWN_POLICY,
-                        f"no policy is named {bot[:100]!r}; the policies are {', '.join(bots_engine.POLICIES)}",
-                    )
-                )
-        if all(bots):
-            raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
-        created: svc.CreateTableResponse = await self._engine(
-            "CreateTable",
+        limits.check_seats(request)
+        bots = _bots(request)
+        turn_seconds = limits.turn_seconds(request, self.settings.turn_seconds)
+        owner = limits.owner_of(call.caller or "local")
+        await self._check_room(owner)
+        created = await self.tables.create_table(
             svc.CreateTableRequest(
                 game=request.game,
                 preset=request.preset,
                 options=request.options,
                 seats=[pb.Seat(name=s.name, chips=s.chips) for s in request.seats],
             ),
+            call,
         )
-        call.table_id = created.table_id
-        settings = Settings(
-            request.game,
-            tuple(s.name for s in request.seats),
-            bots,
-            request.turn_seconds or self.settings.turn_seconds,
-        )
+        table_id = created.table_id
+        call.table_id = table_id
+        settings = Settings(request.game, tuple(s.name for s in request.seats), bots, turn_seconds)
         secrets = {OWNER: capabilities.new_capability(), SPECTATORS: capabilities.new_capability()}
-        for seat, bot in enumerate(bots):
-            if not bot:
-                secrets[str(seat)] = capabilities.new_capability()
-        seen = _seen(created.updates, created.seq, created.to_act, created.is_over, created.settlement, request.game)
-        due = self._due(settings, created.to_act, created.is_over)
-        _stamp(seen, due)
+        secrets.update({str(seat): capabilities.new_capability() for seat, bot in enumerate(bots) if not bot})
+        told = Told(created, request.game, self._due(settings, created.to_act, created.is_over))
         now = self._now_ms()
         record = TableRecord(
-            table_id=created.table_id,
+            table_id=table_id,
             game=request.game,
-            token=created.state,
+            token=created.token,
             seq=created.seq,
-            seat_keys=tuple(k.key for k in sorted(created.seat_keys, key=lambda k: k.seat)),
+            seat_keys=created.seat_keys,
             settings=settings.encode(),
             capabilities={a: capabilities.digest(c) for a, c in secrets.items()},
-            due_ms=due,
+            due_ms=told.due_ms,
             created_ms=now,
             updated_ms=now,
+            owner=owner,
         )
-        await self._stored(self.store.create(record, Step(created.seq, b"", _bytes(seen))))
+        first = Step(created.seq, b"", told.stored(_audiences(len(bots))))
+        await self._stored(self.store.create(record, first))
+        self.capacity.add(len(record.token) + len(record.settings) + sum(map(len, first.seen.values())) + 1024)
+        self.unknown.discard(table_id)
         self.metrics.opened.inc()
-        url = self.settings.public_url
 
         def invite(audience: str) -> hpb.Invite:
-            link = capabilities.invite_url(url, created.table_id, secrets[audience])
+            link = capabilities.invite_url(self.settings.public_url, table_id, secrets[audience])
             answer = hpb.Invite(capability=secrets[audience], url=link)
             if audience not in (OWNER, SPECTATORS):
                 answer.seat = int(audience)
             return answer
 
-        return hpb.OpenTableResponse(
-            table_id=created.table_id,
+        rest = hpb.OpenTableResponse(
+            table_id=table_id,
             owner=invite(OWNER),
             invites=[invite(str(s)) for s, bot in enumerate(bots) if not bot],
             spectators=invite(SPECTATORS),
-            update=seen[SPECTATORS],
         )
+        return Carrying(hpb.OpenTableResponse, told.update(SPECTATORS), rest)
 
-    async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> hpb.GetHostedTableResponse:
+    async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> Written[Any]:
         record, audience = await self._open(request.table_id, call)
-        answer = hpb.GetHostedTableResponse(
-            update=await self._snapshot(record, audience), presence=self._presence(record)
-        )
+        rest = hpb.GetHostedTableResponse(presence=self._presence(record))
         if audience.isdigit():
-            answer.seat = int(audience)
-        return answer
+            rest.seat = int(audience)
+        return Carrying(hpb.GetHostedTableResponse, await self.snapshots.of(record, _view(audience)), rest)
 
-    async def play(self, request: hpb.PlayRequest, call: Call) -> hpb.PlayResponse:
+    async def play(self, request: hpb.PlayRequest, call: Call) -> Written[Any]:
         audience = ""
 
         def authorize(record: TableRecord) -> None:
@@ -222,16 +229,18 @@ class Host:
                     "this invite plays only its own seat; name that seat in the action",
                 )
 
-        seen = await self._move(request.table_id, request.expected_seq, action=request.action, authorize=authorize)
-        return hpb.PlayResponse(update=seen[audience])
+        told = await self._move(
+            request.table_id, request.expected_seq, call, action=request.action, authorize=authorize
+        )
+        return Carrying(hpb.PlayResponse, told.update(audience))
 
     async def advise_seat(self, request: hpb.AdviseSeatRequest, call: Call) -> hpb.AdviseSeatResponse:
         record, audience = await self._open(request.table_id, call)
         if not audience.isdigit():
             raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "advice is for a seat: use that seat's invite")
+        _check_open(record)
         seat = int(audience)
-        advice: svc.AdviseResponse = await self._engine(
-            "Advise",
+        advice = await self.tables.advise(
             svc.AdviseRequest(
                 table_id=record.table_id,
                 state=record.token,
@@ -239,65 +248,120 @@ class Host:
                 seat_key=record.seat_keys[seat],
                 samples=request.samples,
             ),
-            timeout=call.time_remaining(),
+            call,
         )
         return hpb.AdviseSeatResponse(advice=advice)
 
-    async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[hpb.WatchResponse]:
+    async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[Written[Any] | Message]:
+        revocations = self.hub.revocations  # read before the table: a reissue after it is heard or seen
         record, audience = await self._open(request.table_id, call)
-        table_id = record.table_id
-        view = SPECTATORS if audience == OWNER else audience
+        self._check_places(record)
+        watcher = _Watcher(audience, capabilities.digest(capabilities.presented(call.metadata)))
         seat = int(audience) if audience.isdigit() else None
+        with self._watching(record, seat) as queue:
+            if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
+                await self._still_valid(record.table_id, watcher)
+            last = request.after_seq
+            async for item, seq in self._catch_up(record, watcher.view, request.after_seq):
+                last = seq
+                yield item
+            if record.closed and last >= record.seq:  # told the table's end already
+                return
+            async for item in self._follow(record, watcher, last, queue):
+                yield item
+
+    def _check_places(self, record: TableRecord) -> None:
+        """A table's Watch places: one per seat and the spectators' allowance (on this replica)."""
+        places = len(record.seat_keys) + self.settings.table_spectators
+        if self.hub.watchers(record.table_id) >= places:
+            message = f"this table's {places} Watch places are taken"
+            overloaded = ServiceReason.OVERLOADED  # the table's places, as a class's: another replica may have room
+            watch = CostClass.WATCH.value
+            raise self.callers.refuse(watch, "table_watchers", "table_watchers", message, 1.0, overloaded)
+
+    async def _still_valid(self, table_id: str, watcher: _Watcher) -> None:
+        """End a Watch stream whose capability was reissued (one store read: reissues are rare)."""
+        record = await self._record(table_id)
+        known = record.capabilities.get(watcher.audience)
+        if known is None or not hmac.compare_digest(known, watcher.digest):
+            raise ServiceError.of(
+                ServiceReason.CAPABILITY_REVOKED,
+                "the table's owner reissued this invite: the stream ends, and the old link opens nothing more",
+            )
+
+    @contextmanager
+    def _watching(self, record: TableRecord, seat: int | None) -> Iterator[asyncio.Queue[News]]:
+        """A watcher's place: its seat told present to the others, then its queue of the table's news."""
+        table_id = record.table_id
         if seat is not None:
             self.hub.arrive(table_id, seat)  # told to the others; then this stream listens, then reads the table
-        queue = self.hub.subscribe(table_id)
+        queue = self.hub.subscribe(table_id, record.seq)
         self.metrics.watchers.inc()
         try:
-            last = request.after_seq
-            if last == 0 or last < -1 or last > record.seq:
-                snapshot = await self._snapshot(record, view)
-                last = snapshot.seq
-                yield hpb.WatchResponse(update=snapshot, presence=self._presence(record))
-            else:
-                yield hpb.WatchResponse(presence=self._presence(record))
-                async for update in self._steps(table_id, view, last):
-                    last = update.seq
-                    yield hpb.WatchResponse(update=update)
-            while True:
-                try:
-                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
-                        news = await queue.get()
-                except TimeoutError:
-                    yield hpb.WatchResponse(heartbeat=True)
-                    continue
-                if news.seq == 0:
-                    yield hpb.WatchResponse(presence=self._presence(record))
-                    continue
-                if news.seq <= last:
-                    continue
-                if news.seen is not None and news.seq == last + 1 and view in news.seen:  # applied here: no read
-                    update = hpb.HostedUpdate.FromString(news.seen[view])
-                    last = update.seq
-                    self.metrics.push_lag.observe(time.monotonic() - news.at)
-                    yield hpb.WatchResponse(update=update)
-                    if update.closed:
-                        return
-                    continue
-                async for update in self._steps(table_id, view, last):
-                    last = update.seq
-                    self.metrics.push_lag.observe(time.monotonic() - news.at)
-                    yield hpb.WatchResponse(update=update)
-                    if update.closed:
-                        return
+            yield queue
         finally:
             self.metrics.watchers.dec()
             self.hub.unsubscribe(table_id, queue)
             if seat is not None:
                 self.hub.leave(table_id, seat)
 
+    async def _catch_up(
+        self, record: TableRecord, view: str, after: int
+    ) -> AsyncIterator[tuple[Written[Any] | Message, int]]:
+        """What a watcher gets first, with the seq it reaches: the table as it is (a new watcher), or the steps
+        after ``after`` (one resuming; -1: from the opening)."""
+        if after == 0 or after < -1 or after > record.seq:
+            snapshot = await self.snapshots.of(record, view)
+            yield (
+                Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))),
+                snapshot.seq,
+            )
+            return
+        yield hpb.WatchResponse(presence=self._presence(record)), after
+        async for update in self._steps(record.table_id, view, after):
+            yield Carrying(hpb.WatchResponse, update), update.seq
+
+    async def _follow(
+        self, record: TableRecord, watcher: _Watcher, last: int, queue: asyncio.Queue[News]
+    ) -> AsyncIterator[Written[Any] | Message]:
+        """Every later step as it comes (a heartbeat when the table is idle), until the table closes or the
+        watcher's capability is reissued."""
+        view = watcher.view
+        while True:
+            try:
+                async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
+                    news = await queue.get()
+            except TimeoutError:
+                if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
+                    yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
+                continue
+            if news.revoked:
+                if news.revoked in (watcher.audience, ANY_AUDIENCE):
+                    await self._still_valid(record.table_id, watcher)
+                continue
+            if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
+                yield hpb.WatchResponse(presence=self._presence(record), seq=news.latest)
+                continue
+            if news.seq <= last:
+                continue
+            if news.told is not None and news.seq == last + 1:  # applied here: handed on as it is
+                last = news.seq
+                self.metrics.push_lag.observe(time.monotonic() - news.at)
+                yield news.told.watch_item(view)
+                if news.told.closed:
+                    return
+                continue
+            async for update in self._steps(record.table_id, view, last):
+                last = update.seq
+                self.metrics.push_lag.observe(time.monotonic() - news.at)
+                yield Carrying(hpb.WatchResponse, update)
+                if update.closed:
+                    return
+
     async def reissue_invite(self, request: hpb.ReissueInviteRequest, call: Call) -> hpb.ReissueInviteResponse:
         record, audience = await self._open(request.table_id, call)
         capabilities.owner_only(audience)
+        _check_open(record)
         if request.HasField("seat"):
             target = str(request.seat)
             if target not in record.capabilities:
@@ -308,6 +372,7 @@ class Host:
             target = SPECTATORS
         secret = capabilities.new_capability()
         await self._stored(self.store.set_capability(record.table_id, target, capabilities.digest(secret)))
+        await self._stored(self.store.notify(record.table_id, record.seq, revoked=target))  # its streams end
         invite = hpb.Invite(
             capability=secret, url=capabilities.invite_url(self.settings.public_url, record.table_id, secret)
         )
@@ -322,11 +387,11 @@ class Host:
         settings = Settings.decode(record.settings)
         closing = hpb.HostedUpdate(seq=seq, closed=True, game=settings.game)
         keys = [pb.SeatKey(seat=s, key=k) for s, k in enumerate(record.seat_keys)]
-        gathered: svc.GatherResponse = await self._engine(  # the packs still kept: their seeds, for the record
-            "Gather", svc.GatherRequest(table_id=record.table_id, state=record.token, seat_keys=keys)
+        gathered = await self.tables.gather(  # the packs still kept: their seeds, for the record
+            svc.GatherRequest(table_id=record.table_id, state=record.token, seat_keys=keys), call
         )
         closing.update.events.extend(gathered.events)
-        seen = {a: closing.SerializeToString() for a in _audiences(len(settings.names))}
+        seen = dict.fromkeys(_audiences(len(settings.names)), closing.SerializeToString())
         if not await self._stored(self.store.close(record.table_id, Step(seq, b"", seen))):
             raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the table is already closed")
         await self._stored(self.store.notify(record.table_id, seq))
@@ -338,24 +403,21 @@ class Host:
         self,
         table_id: str,
         expected_seq: int,
+        call: Call,
         *,
         action: pb.Action | None = None,
         auto: tuple[str, int] | None = None,
         authorize: Callable[[TableRecord], None] | None = None,
-    ) -> dict[str, hpb.HostedUpdate]:
+    ) -> Told:
         """Apply one move (``action``, or ``auto``: a policy and a seat) at ``expected_seq``, if ``authorize``
-        accepts the table; what each audience saw. Moves of one table are taken one at a time here; across hosts
-        the store's conditional update decides."""
+        accepts the table; what each audience is told of it. Moves of one table are taken one at a time here;
+        across hosts the store's conditional update decides."""
         lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
         async with lock:
-            record = await self._record(table_id)
+            record = await self._record(table_id, call)
             if authorize is not None:
                 authorize(record)
-            if record.closed:
-                raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
-            if record.seq != expected_seq:
-                raise _stale(expected_seq, record.seq)
-            settings = Settings.decode(record.settings)
+            _check_movable(record, expected_seq)
             seat = action.seat if action is not None else auto[1] if auto else 0
             if not 0 <= seat < len(record.seat_keys):
                 raise ServiceError.of(ServiceReason.INVALID_REQUEST, f"there is no seat {seat} at this table")
@@ -371,108 +433,157 @@ class Host:
                 act.action.CopyFrom(action)
             elif auto is not None:
                 act.auto_play, act.auto_seat = auto
-            answer: svc.ActResponse = await self._engine("Act", act)
-            seen = _seen(answer.updates, answer.seq, answer.to_act, answer.is_over, answer.settlement, record.game)
-            due = self._due(settings, answer.to_act, answer.is_over)
-            _stamp(seen, due)
-            step = Step(answer.seq, answer.action.SerializeToString(), _bytes(seen))
-            if not await self._stored(self.store.advance(table_id, expected_seq, answer.state, due, step)):
+            reply = await self.tables.act(act, call)
+            settings = Settings.decode(record.settings)
+            told = Told(reply, record.game, self._due(settings, reply.to_act, reply.is_over))
+            step = Step(reply.seq, reply.action(), told.stored(_audiences(len(settings.names))))
+            if not await self._stored(self.store.advance(table_id, expected_seq, reply.token, told.due_ms, step)):
                 raise _stale(expected_seq, expected_seq + 1)  # another host applied a move first
-        self.hub.publish(table_id, answer.seq, step.seen)  # this process's watchers, with what each saw
-        await self._stored(self.store.notify(table_id, answer.seq))  # every host's (this one's again: ignored)
+        self.hub.publish(table_id, reply.seq, told)  # this process's watchers, with what each is told
+        await self._stored(self.store.notify(table_id, reply.seq))  # every host's (this one's again: ignored)
         self.metrics.moves.labels("auto" if auto else "person").inc()
-        return seen
+        return told
 
     # -- the turn timer ---------------------------------------------------------------------------------
 
     async def _timers(self) -> None:
-        """Play every due turn: claimed with a lease, so exactly one host plays each."""
-        while True:
+        """Play every due turn, up to ``timer_moves`` at a time (so one table's bot thinking never holds another's
+        timer back): each claimed with a lease, so exactly one host plays it; until the host drains."""
+        while not self._draining.is_set():
             try:
-                now = self._now_ms()
-                for table_id, seq in await self.store.claim_due(now, LEASE_MS, self.replica):
-                    await self._fire(table_id, seq, now)
+                free = self.settings.timer_moves - len(self._firing)
+                if free > 0:
+                    now = self._now_ms()
+                    for table_id, seq in await self.store.claim_due(now, LEASE_MS, self.replica, free):
+                        task = asyncio.create_task(self._fire(table_id, seq, now))
+                        self._firing.add(task)
+                        task.add_done_callback(self._firing.discard)
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("timer_store_error", error=str(exc))
-            except Exception as exc:  # a timer must never stop the loop
-                self.log.exception("timer_failed", exc_info=exc)
-            await asyncio.sleep(self.settings.timer_poll_seconds)
+            with suppress(TimeoutError):  # the next round, or the drain
+                async with asyncio.timeout(self.settings.timer_poll_seconds):
+                    await self._draining.wait()
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
+        """Play one due turn: a bot's, or a person's whose time ran out (cautiously). While the engine or the store
+        is unavailable (a restart, say), try again within the lease, so the turn is not left to the next claim."""
+        retry_until = time.monotonic() + LEASE_MS / 2000
+        delay, first = TIMER_RETRY_FIRST_S, True
+        while True:
+            try:
+                await self._fire_once(table_id, seq, now, observe=first)
+                return
+            except (ServiceError, StoreError) as exc:
+                unavailable = isinstance(exc, StoreError) or exc.code == grpc.StatusCode.UNAVAILABLE
+                if unavailable and not self._draining.is_set() and time.monotonic() + delay < retry_until:
+                    await asyncio.sleep(delay)
+                    delay, first = min(2 * delay, TIMER_RETRY_LONGEST_S), False
+                    continue
+                if isinstance(exc, StoreError):
+                    self.metrics.store_errors.inc()
+                    self.log.warning("timer_store_error", error=str(exc))
+                elif exc.reason != ServiceReason.STALE_SEQUENCE.value:
+                    self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+                return
+            except Exception as exc:  # a timer must never stop the host
+                self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+                return
+
+    async def _fire_once(self, table_id: str, seq: int, now: int, *, observe: bool) -> None:
+        """One try at a due turn, if it is still due (``observe``: count its lateness, the first time)."""
         record = await self.store.get(table_id)
         if record is None or record.closed or record.seq != seq or not record.due_ms:
             return
-        self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
-        view: svc.GetViewResponse = await self._engine(
-            "GetView", svc.GetViewRequest(table_id=table_id, state=record.token)
-        )
+        if observe:  # late from when it was due, or from when it was set if due before (never a turn's own length)
+            self.metrics.timer_lateness.observe(max(0, now - max(record.due_ms, record.updated_ms)) / 1000)
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
         if view.is_over or not view.to_act:
             return
         settings = Settings.decode(record.settings)
         seat = view.to_act[0]
-        policy = settings.bots[seat] or TIMER_POLICY
-        try:
-            await self._move(table_id, seq, auto=(policy, seat))
-        except ServiceError as exc:
-            if exc.reason != ServiceReason.STALE_SEQUENCE.value:
-                self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+        await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
 
-    async def _expiry(self) -> None:
+    async def _housekeeping(self) -> None:
+        """Every ten seconds, count the store's open tables; every minute, remove the idle ones."""
+        ticks = 0
         while True:
+            await asyncio.sleep(HOUSEKEEPING_SECONDS)
+            ticks += 1
             try:
-                idle = self._now_ms() - int(self.settings.table_idle_hours * 3_600_000)
-                removed = await self.store.expire(idle)
-                if removed:
-                    self.log.info("tables_expired", count=removed)
+                if ticks % EXPIRE_EVERY == 0:
+                    idle = self._now_ms() - int(self.settings.table_idle_hours * 3_600_000)
+                    if removed := await self.store.expire(idle):
+                        self.log.info("tables_expired", count=removed)
                 self.metrics.tables.set(await self.store.count())
+                await self._measure()
             except StoreError as exc:
                 self.metrics.store_errors.inc()
-                self.log.warning("expiry_store_error", error=str(exc))
-            await asyncio.sleep(60)
+                self.log.warning("housekeeping_store_error", error=str(exc))
 
     # -- parts ------------------------------------------------------------------------------------------
 
-    async def _heard(self, table_id: str, seq: int) -> None:
-        self.hub.publish(table_id, seq)
+    async def _heard(self, table_id: str, seq: int, revoked: str) -> None:
+        self.hub.publish(table_id, seq, revoked=revoked)
 
-    async def _record(self, table_id: str) -> TableRecord:
-        record = await self._stored(self.store.get(table_id))
+    async def _measure(self) -> None:
+        """Read the store's tables and bytes: the capacity OpenTable checks, and their gauges."""
+        tables, size = await self.store.usage()
+        self.capacity.read(tables, size)
+        self.metrics.store_tables.set(tables)
+        self.metrics.store_bytes.set(size)
+
+    async def _check_room(self, owner: str) -> None:
+        """Room for one more table: in the store, and among its opener's open tables."""
+        self.capacity.check()
+        if await self._stored(self.store.count_owned(owner)) >= self.settings.open_tables:
+            message = f"this caller has {self.settings.open_tables} tables open, its most: close one first"
+            retry = limits.STORE_FULL_RETRY_SECONDS
+            raise self.callers.refuse(CostClass.HOST.value, "caller_open_tables", "open_tables", message, retry)
+
+    async def _missed(self) -> None:
+        """The store may have lost notifications: each watched table's latest seq, read again, wakes the watchers
+        it left behind (they read the steps they lack from the store), and each of its watchers checks its
+        capability again (a reissue may have been among them)."""
+        for table_id, seq in (await self.store.seqs(self.hub.watched())).items():
+            self.hub.publish(table_id, seq)
+            self.hub.publish(table_id, seq, revoked=ANY_AUDIENCE)
+
+    async def _record(self, table_id: str, call: Call | None = None) -> TableRecord:
+        """The table, or TABLE_NOT_FOUND: an id the store did not keep a moment ago is not read again, and counts
+        against the caller's unknown tables."""
+        record = None if table_id in self.unknown else await self._stored(self.store.get(table_id))
         if record is None:
+            self.unknown.add(table_id)
+            self.snapshots.forget(table_id)
+            if call is not None and call.caller:
+                self.callers.missed(call.caller)
             raise ServiceError.of(ServiceReason.TABLE_NOT_FOUND, "this host keeps no table of that id (or it expired)")
         return record
 
     async def _open(self, table_id: str, call: Call) -> tuple[TableRecord, str]:
-        record = await self._record(table_id)
+        record = await self._record(table_id, call)
         call.game = record.game
         call.table_id = record.table_id
         return record, capabilities.audience_of(record.capabilities, call.metadata)
 
-    async def _snapshot(self, record: TableRecord, audience: str) -> hpb.HostedUpdate:
-        """The table now as ``audience`` sees it (from the engine's GetView)."""
+    async def _snapshot(self, record: TableRecord, audience: str) -> Update:
+        """The table now as ``audience`` sees it, from the engine's GetView (made once per step and audience, and
+        shared by its readers: :attr:`snapshots`)."""
         request = svc.GetViewRequest(table_id=record.table_id, state=record.token)
         if audience.isdigit():
             request.seat, request.seat_key = int(audience), record.seat_keys[int(audience)]
-        view: svc.GetViewResponse = await self._engine("GetView", request)
-        update = hpb.HostedUpdate(
-            seq=view.seq,
-            update=view.update,
-            to_act=view.to_act,
-            is_over=view.is_over,
-            turn_ends_unix_ms=record.due_ms,
-            closed=record.closed,
-            snapshot=True,
-            game=record.game,
-        )
-        return update
+        view = await self.tables.get_view(request, Call())
+        told = Told(view, record.game, record.due_ms, snapshot=True, closed=record.closed, seq=record.seq)
+        return told.update(audience)
 
-    async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[hpb.HostedUpdate]:
+    async def _steps(self, table_id: str, audience: str, after: int) -> AsyncIterator[StoredUpdate]:
         """What ``audience`` saw of every step after ``after``, read from the store in pages."""
         while True:
             page = await self._stored(self.store.steps(table_id, audience, after, PAGE))
             for seq, data in page:
                 after = seq
-                yield hpb.HostedUpdate.FromString(data)
+                yield StoredUpdate(data)
             if len(page) < PAGE:
                 return
 
@@ -490,18 +601,7 @@ class Host:
             return 0
         if any(settings.bots[s] for s in to_act):
             return self._now_ms() + self.settings.bot_delay_ms
-        return self._now_ms() + settings.turn_seconds * 1000
-
-    async def _engine(self, rpc: str, request: Message, timeout: float | None = None) -> Any:
-        metadata = [("authorization", f"Bearer {self.settings.engine_api_key}")] if self.settings.engine_api_key else []
-        try:
-            return await self.engine.call(
-                rpc, request, Call(metadata=metadata), timeout or self.settings.engine_timeout
-            )
-        except GatewayError as exc:
-            raise ServiceError(
-                exc.code, exc.reason, exc.message, exc.metadata, retry_after=exc.retry_after, details=exc.details
-            ) from None
+        return self._now_ms() + limits.clamped_turn(settings.turn_seconds) * 1000
 
     async def _stored(self, work: Awaitable[T]) -> T:
         start = time.perf_counter()
@@ -517,34 +617,52 @@ class Host:
         return int(self.clock() * 1000)
 
 
+def _bots(request: hpb.OpenTableRequest) -> tuple[str, ...]:
+    """The policy of each seat (empty: a person's), each one the engine knows, and at least one person."""
+    bots = tuple(seat.bot for seat in request.seats)
+    for bot in bots:
+        if bot and bot not in bots_engine.POLICIES:
+            raise ServiceError.from_rejected(
+                Rejected(
+                    Reason.UNKNOWN_POLICY,
+                    f"no policy is named {bot[:100]!r}; the policies are {', '.join(bots_engine.POLICIES)}",
+                )
+            )
+    if all(bots):
+        raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
+    return bots
+
+
+class _Watcher:
+    """One Watch stream's audience (the owner watches as the spectators do) and the digest of its capability."""
+
+    __slots__ = ("audience", "digest", "view")
+
+    def __init__(self, audience: str, digest: bytes) -> None:
+        self.audience = audience
+        self.digest = digest
+        self.view = _view(audience)
+
+
+def _view(audience: str) -> str:
+    """What ``audience`` is shown: its seat's view, or the spectators' (the owner's too)."""
+    return audience if audience.isdigit() else SPECTATORS
+
+
+def _check_open(record: TableRecord) -> None:
+    """A closed table takes no more moves, issues no more invites and gives no more advice."""
+    if record.closed:
+        raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
+
+
+def _check_movable(record: TableRecord, expected_seq: int) -> None:
+    _check_open(record)
+    if record.seq != expected_seq:
+        raise _stale(expected_seq, record.seq)
+
+
 def _audiences(seats: int) -> list[str]:
     return [*map(str, range(seats)), SPECTATORS]
-
-
-def _seen(
-    updates: Sequence[pb.SeatUpdate],
-    seq: int,
-    to_act: Sequence[int],
-    is_over: bool,
-    settlement: Sequence[pb.Transfer],
-    game: str,
-) -> dict[str, hpb.HostedUpdate]:
-    """One HostedUpdate per audience, from the engine's updates (one per seat and the spectator's)."""
-    return {
-        (str(u.seat) if u.HasField("seat") else SPECTATORS): hpb.HostedUpdate(
-            seq=seq, update=u, to_act=to_act, is_over=is_over, settlement=settlement, game=game
-        )
-        for u in updates
-    }
-
-
-def _stamp(seen: dict[str, hpb.HostedUpdate], due_ms: int) -> None:
-    for update in seen.values():
-        update.turn_ends_unix_ms = due_ms
-
-
-def _bytes(seen: dict[str, hpb.HostedUpdate]) -> dict[str, bytes]:
-    return {audience: update.SerializeToString() for audience, update in seen.items()}
 
 
 def _stale(expected: int, actual: int) -> ServiceError:

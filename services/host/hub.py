@@ -1,8 +1,9 @@
-"""Fan-out inside one host process: each Watch stream waits here for its table's next step or presence change.
+"""Fan-out inside one host process: each Watch stream waits here for its table's next step, presence change or
+reissued capability.
 
-Steps reach the hub from the store's listener (so a step applied by another replica wakes this one's watchers
-too); the watchers then read what their audience saw from the store. Presence (who has the table open) is counted
-here, per process.
+A step applied in this process reaches the hub with what each audience is told of it, which its watchers hand on
+as it is; a step another replica applied reaches it from the store's listener, and the watchers then read what
+their audience saw from the store. Presence (who has the table open) is counted here, per process.
 """
 
 from __future__ import annotations
@@ -10,28 +11,39 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
+
+from mazziere.services.host.updates import Told
 
 
 @dataclass(frozen=True, slots=True)
 class News:
-    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed. ``seen``: what
-    each audience saw of that step, when this process applied it (else the watchers read it from the store)."""
+    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed, or (``revoked``)
+    the capability of that audience was reissued. ``told``: what each audience is told of that step, when this
+    process applied it (else the watchers read it from the store)."""
 
     seq: int
     at: float
-    seen: Mapping[str, bytes] | None = None
+    told: Told | None = None
+    latest: int = 0
+    """The table's latest seq this process knew when the news was published (for a presence change)."""
+    revoked: str = ""
 
 
 class Hub:
     def __init__(self) -> None:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
         self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
+        self._latest: dict[str, int] = {}
+        self.revocations = 0
+        """Capabilities reissued so far, of any table: a watcher that read its table before a reissue it could not
+        hear yet (it was not listening) sees this change, and checks its capability again."""
 
-    def subscribe(self, table_id: str) -> asyncio.Queue[News]:
+    def subscribe(self, table_id: str, seq: int) -> asyncio.Queue[News]:
+        """A queue of ``table_id``'s news, for a watcher who read it at ``seq``."""
         queue: asyncio.Queue[News] = asyncio.Queue(maxsize=256)
         self._queues[table_id].add(queue)
+        self._latest[table_id] = max(seq, self._latest.get(table_id, 0))
         return queue
 
     def unsubscribe(self, table_id: str, queue: asyncio.Queue[News]) -> None:
@@ -40,9 +52,26 @@ class Hub:
             queues.discard(queue)
             if not queues:
                 del self._queues[table_id]
+                self._latest.pop(table_id, None)
 
-    def publish(self, table_id: str, seq: int, seen: Mapping[str, bytes] | None = None) -> None:
-        news = News(seq, time.monotonic(), seen)
+    def watched(self) -> list[str]:
+        """The tables this process has watchers of."""
+        return list(self._queues)
+
+    def latest(self, table_id: str) -> int:
+        """The latest seq of a watched table this process has heard of."""
+        return self._latest.get(table_id, 0)
+
+    def watchers(self, table_id: str) -> int:
+        """The Watch streams of ``table_id`` on this process."""
+        return len(self._queues.get(table_id, ()))
+
+    def publish(self, table_id: str, seq: int, told: Told | None = None, revoked: str = "") -> None:
+        if revoked:
+            self.revocations += 1
+        elif seq and table_id in self._latest:
+            self._latest[table_id] = max(seq, self._latest[table_id])
+        news = News(seq, time.monotonic(), told, self._latest.get(table_id, 0), revoked)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()

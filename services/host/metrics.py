@@ -9,7 +9,9 @@ _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 
 class HostMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.tables = Gauge("mazziere_host_tables", "Tables the host's store keeps.", registry=registry)
+        self.tables = Gauge(
+            "mazziere_host_tables", "Open tables (not closed) the host's store keeps.", registry=registry
+        )
         self.opened = Counter("mazziere_host_tables_opened_total", "Tables opened by this host.", registry=registry)
         self.moves = Counter(
             "mazziere_host_moves_total",
@@ -32,6 +34,24 @@ class HostMetrics:
         )
         self.store_errors = Counter(
             "mazziere_host_store_errors_total", "Store operations that failed.", registry=registry
+        )
+        self.store_tables = Gauge(
+            "mazziere_host_store_tables", "Tables the host's store keeps (closed ones too).", registry=registry
+        )
+        self.store_tables_limit = Gauge(
+            "mazziere_host_store_tables_limit",
+            "Tables the store may keep (MAZZIERE_STORE_MAX_TABLES): OpenTable is refused STORE_FULL at it.",
+            registry=registry,
+        )
+        self.store_bytes = Gauge(
+            "mazziere_host_store_bytes",
+            "Bytes the host's store takes (its tables, their log and indexes).",
+            registry=registry,
+        )
+        self.store_bytes_limit = Gauge(
+            "mazziere_host_store_bytes_limit",
+            "Bytes the store may take (MAZZIERE_STORE_MAX_BYTES): OpenTable is refused STORE_FULL at it.",
+            registry=registry,
         )
         self.store_seconds = Histogram(
             "mazziere_host_store_seconds", "Store operations' latency.", buckets=_LAG_BUCKETS, registry=registry

@@ -17,6 +17,8 @@ import pytest
 from tests.service.conftest import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
+MAZZIERE = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
+"""The server's command, this checkout's: `mazziere serve` here, and for the clients' tests that start their own."""
 
 
 def free_port() -> int:
@@ -28,7 +30,6 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def servers() -> Iterator[tuple[str, str]]:
     """`mazziere serve` on free ports: gRPC and the REST gateway (Connect, gRPC-Web), each as "host:port"."""
-    exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
     port, rest_port = free_port(), free_port()
     env = {
         **os.environ,
@@ -41,7 +42,7 @@ def servers() -> Iterator[tuple[str, str]]:
         "MAZZIERE_LOG_CALLS": "false",
         "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
     }
-    proc = subprocess.Popen([exe, "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([MAZZIERE, "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             grpc.channel_ready_future(channel).result(timeout=20)

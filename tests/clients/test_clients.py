@@ -2,9 +2,11 @@
 
 ``make test`` generates and builds them first (``make clients``: ``npm ci``, ``buf generate`` with local plugins,
 ``tsc``; the Go plugins built from the versions in clients/go/go.mod). Each client's own test runs as a
-subprocess with the server's address in ``MAZZIERE_TARGET`` (the server: ``servers`` in conftest.py). The Python
-client is installed on its own (``pip install clients/python``) into a fresh virtual environment, whose interpreter
-runs its example and a hand; tests/clients/test_packages.py installs it as a release builds it.
+subprocess with the server's address in ``MAZZIERE_TARGET`` (the server: ``servers`` in conftest.py), and the
+server's command in ``MAZZIERE_SERVE`` for the tests of each client's ``watch``, which start a server of their own
+and stop it (SIGTERM, SIGKILL) and start it again while they watch a table. The Python client is installed on its
+own (``pip install clients/python``) into a fresh virtual environment, whose interpreter runs its example, a hand
+and its watch; tests/clients/test_packages.py installs it as a release builds it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.clients.conftest import MAZZIERE
+
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
 
@@ -34,7 +38,8 @@ def run(command: list[str], cwd: Path, target: str, needs: Path, rest_target: st
     tool = shutil.which(command[0]) if not Path(command[0]).is_absolute() else command[0]
     if tool is None:
         pytest.fail(f"{command[0]} is not on PATH", pytrace=False)
-    env = {**os.environ, "MAZZIERE_TARGET": target, "MAZZIERE_REST_TARGET": rest_target, "GOTOOLCHAIN": "local"}
+    env = {**os.environ, "MAZZIERE_TARGET": target, "MAZZIERE_REST_TARGET": rest_target, "MAZZIERE_SERVE": MAZZIERE}
+    env["GOTOOLCHAIN"] = "local"
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     output = f"$ {' '.join(command)}  (in {cwd.relative_to(ROOT)})\n{done.stdout}\n{done.stderr}"
     assert done.returncode == 0, output
@@ -130,19 +135,79 @@ def test_python_client_plays_a_hand(target: str, client_python: Path) -> None:
     check_hand(run([str(client_python), "-I", str(script)], CLIENTS / "python", target, script))
 
 
+def test_python_watch_keeps_each_update_once_in_order(client_python: Path) -> None:
+    """``Client.watch`` against a scripted HostService (clients/python/tests/watch_order.py): repeats dropped, a step
+    skipped or a heartbeat past the last step means watching again from that step, after seq 0 from -1; a snapshot
+    the server answers is delivered; refusals raised; a busy server's delay kept; a cancel from another thread."""
+    script = CLIENTS / "python" / "tests" / "watch_order.py"
+    output = run([str(client_python), "-I", str(script)], CLIENTS / "python", "", script)
+    seen = json.loads(output.splitlines()[1])
+    across = seen["across_reconnects"]
+    assert across["delivered"] == [[0, True]] + [[seq, False] for seq in range(1, 8)], output
+    assert across["after_seqs"] == [0, 2, 3, 3, 4], output
+    assert [r["error"] for r in across["retries"]] == ["UNAVAILABLE/SHUTTING_DOWN", None, None, None], output
+    assert (across["presences"], across["capabilities"], across["ended"]) == (3, ["invite"], "done"), output
+    zero = seen["after_seq_zero"]
+    assert (zero["delivered"], zero["after_seqs"]) == ([[0, True], [1, False]], [0, -1]), output
+    answered = seen["snapshot_answered"]
+    assert answered["delivered"] == [[10, False], [8, True], [9, False], [10, False]], output
+    assert answered["after_seqs"] == [9, 10], output
+    for name, refused in seen["refusals"].items():
+        assert refused["ended"] == f"{name}/REFUSED" and refused["delivered"] == [[3, True]], output
+        assert [r["error"] for r in refused["retries"]] == ["UNAVAILABLE/None"] and refused["after_seqs"] == [0, 3]
+    assert set(seen["refusals"]) == {"PERMISSION_DENIED", "NOT_FOUND", "INVALID_ARGUMENT", "FAILED_PRECONDITION"}
+    busy = seen["busy"]
+    assert busy["ended"] == "RESOURCE_EXHAUSTED/RESPONSE_TOO_LARGE", output
+    assert [r["error"] for r in busy["retries"]] == ["RESOURCE_EXHAUSTED/OVERLOADED"], output
+    assert busy["retries"][0]["delay"] >= 0.02, output  # the server's RetryInfo, longer than the backoff's
+    cancelled = seen["cancelled"]
+    assert (cancelled["ended"], cancelled["retries"], cancelled["after_seqs"]) == ("done", [], [0]), output
+    assert seen["backoff_bounds"] is True, output
+
+
+def test_python_client_watches_across_restarts(client_python: Path) -> None:
+    """clients/python/tests/watch.py: every seq once, in order, while its server stops (SIGTERM: SHUTTING_DOWN;
+    SIGKILL: a cut connection) and starts again on the same store; refusals raised; a cancel ends the watch."""
+    script = CLIENTS / "python" / "tests" / "watch.py"
+    output = run([str(client_python), "-I", str(script)], CLIENTS / "python", "", script)
+    seen = json.loads(output.splitlines()[1])
+    assert seen["refused"] == {
+        "wrong_capability": "PERMISSION_DENIED/CAPABILITY_INVALID",
+        "no_such_table": "NOT_FOUND/TABLE_NOT_FOUND",
+    }, output
+    assert seen["cancelled"] == "ended after 0 more", output
+    updates, closed_at = seen["updates"], seen["closed_at"]
+    assert [u["seq"] for u in updates] == list(range(closed_at + 1)) and closed_at == seen["played_to"] + 1, output
+    assert updates[0]["snapshot"] and updates[-1]["closed"], output
+    assert not any(u["snapshot"] for u in updates[1:]) and not any(u["closed"] for u in updates[:-1]), output
+    retries, terminated, killed = seen["retries"], seen["retries_before_SIGTERM"], seen["retries_before_SIGKILL"]
+    assert retries[terminated] == "UNAVAILABLE/SHUTTING_DOWN", output
+    assert all(r.startswith("UNAVAILABLE/") for r in retries) and len(retries) > killed > terminated, output
+    assert seen["ended"] == "done", output
+
+
 def test_go_client(target: str) -> None:
     folder = CLIENTS / "go"
     output = run(["go", "test", "-count=1", "-v", "./..."], folder, target, folder / "gen" / "mazziere" / "v1")
     names = ("TestPlayHand", "TestStaleSequenceIsAborted", "TestWrongSeatKeyIsPermissionDenied",
-             "TestAutoPlayAndAdvise", "TestUnknownPolicyIsInvalidArgument")  # fmt: skip
+             "TestAutoPlayAndAdvise", "TestUnknownPolicyIsInvalidArgument",
+             "TestWatchDeliversEachUpdateOnceInOrderAcrossReconnects", "TestWatchAfterSeqZeroResumesFromTheOpening",
+             "TestWatchDeliversASnapshotTheServerAnswers", "TestWatchReturnsARefusal",
+             "TestWatchWaitsForABusyServerButNotForAnAnswerTooLarge",
+             "TestWatchBacksOffExponentiallyWithJitterUpToItsLongest",
+             "TestWatchStopsWhenCancelledAndOnTheCallersError",
+             "TestWatchDeliversEverySeqOnceAcrossServerRestarts", "TestWatchReturnsTheServersRefusal")  # fmt: skip
     for name in names:
         assert f"--- PASS: {name}" in output, output
 
 
 def test_typescript_client(servers: tuple[str, str]) -> None:
-    """A hand and two refusals over each transport: gRPC, the Connect protocol (JSON and protobuf) and gRPC-Web."""
+    """A hand and two refusals over each transport: gRPC, the Connect protocol (JSON and protobuf) and gRPC-Web;
+    `watch` against scripted streams, and over each transport while its own server stops and starts again."""
     folder = CLIENTS / "typescript"
     output = run(["node", "--test", "dist/test/"], folder, servers[0], folder / "dist" / "test", servers[1])
-    for suite in ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies"):
+    suites = ("over grpc", "over connect", "over grpc-web", "over connect with protobuf bodies",
+              "watch against scripted streams", "watch against a server that stops and starts again")  # fmt: skip
+    for suite in suites:
         assert re.search(rf"^ok \d+ - {suite}$", output, re.MULTILINE), output
-    assert "# pass 19" in output and "# fail 0" in output, output
+    assert "# pass 28" in output and "# fail 0" in output and "# skipped 0" in output, output

@@ -212,7 +212,7 @@ def test_the_server_wheel_installs_beside_its_locked_dependencies(dists: dict[st
     pip(python, "check")
     probe = (
         "import json, importlib.metadata as m, mazziere.services.gen.mazziere.v1.service_pb2_grpc as g; "
-        "from mazziere.services.gateway.comments import proto_comments; "
+        "from mazziere.services.http.comments import proto_comments; "
         "print(json.dumps([m.version('mazziere'), g.__file__, bool(proto_comments())]))"
     )
     version, where, comments = json.loads(sh([str(python), "-I", "-c", probe], tmp_path))

@@ -1,4 +1,4 @@
-"""The service's fast update (protobuf bytes written by :mod:`services.protowire`) against a plain reference."""
+"""The service's fast update (protobuf bytes written by :mod:`services.wire.proto`) against a plain reference."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from google.protobuf.message_factory import GetMessageClass
 from mazziere import engine
 from mazziere.engine.table import Event, TableState
 from mazziere.engine.visibility import Viewer, redact
-from mazziere.services.codec import to_proto
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.servicer import _update, served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.wire.answers import seat_update
+from mazziere.services.wire.codec import to_proto
 
 _VIEW_FIELDS = pb.TableView.DESCRIPTOR.fields_by_name
 
@@ -35,5 +36,5 @@ def check_updates(state: TableState, events: tuple[Event, ...]) -> None:
     if state.game not in served_games():
         return
     for viewer in [None, *range(state.seat_count)]:
-        fast = pb.SeatUpdate.FromString(_update(state, viewer, events))
+        fast = pb.SeatUpdate.FromString(seat_update(state, viewer, events))
         assert fast == reference_update(state, viewer, events), f"the fast update of {viewer} differs"

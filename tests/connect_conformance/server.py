@@ -4,7 +4,7 @@
 code, made by the test) reads a size-prefixed ``ServerCompatRequest`` from stdin, serves
 ``ConformanceService`` on 127.0.0.1 at a free port through the project's own pieces (the call core's
 Dispatcher with the reference handler's Methods, InProcessBackend, the Connect and gRPC-Web routes of
-``services/gateway/connect.py``, uvicorn as ``mazziere serve`` runs it), writes a size-prefixed
+``services/http/connect.py``, uvicorn as ``mazziere serve`` runs it), writes a size-prefixed
 ``ServerCompatResponse`` to stdout and serves until SIGTERM.
 """
 
@@ -23,12 +23,12 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from mazziere.services.core.admission import Admission, CostClass, Tenants
+from mazziere.services.core.backend import InProcessBackend
 from mazziere.services.core.dispatch import Dispatcher
+from mazziere.services.core.metrics import Metrics
 from mazziere.services.core.observe import Observer
-from mazziere.services.gateway import connect
-from mazziere.services.gateway.backend import InProcessBackend
-from mazziere.services.gateway.run import RestServer, bind
-from mazziere.services.metrics import Metrics
+from mazziere.services.http import connect
+from mazziere.services.http.server import RestServer, bind
 from tests.connect_conformance.service import SERVICE_NAME, conformance_methods
 
 HOST = "127.0.0.1"
@@ -69,7 +69,7 @@ def make_app(pb: Any, *, max_body: int) -> FastAPI:
 
     service = pb.DESCRIPTOR.services_by_name["ConformanceService"]
     assert service.full_name == SERVICE_NAME
-    backend = InProcessBackend(dispatcher, timeout=TIMEOUT_SECONDS, ready=ready, service=service)
+    backend = InProcessBackend(dispatcher, service, timeout=TIMEOUT_SECONDS, ready=ready)
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     connect.add_routes(app.router, backend, max_body=max_body, read_timeout=10.0, service=service)
     app.add_exception_handler(StarletteHTTPException, _plain)

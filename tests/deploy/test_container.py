@@ -30,7 +30,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from mazziere import engine
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
-from mazziere.services.sealing import Keyring, new_key_entry
+from mazziere.services.table.sealing import Keyring, new_key_entry
 from tests.gateway.helpers import Api
 from tests.service.helpers import Client
 from tests.service.test_metrics import STANDARD, names

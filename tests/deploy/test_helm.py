@@ -22,8 +22,16 @@ from typing import Any
 import pytest
 import yaml
 
-from mazziere.services.gateway.config import GatewayConfig
-from tests.deploy.test_manifests import DEPLOY, K8S, KNOWN_VARIABLES, Rendered, render, tool
+from mazziere.services.config import Config
+from tests.deploy.test_manifests import (
+    DEPLOY,
+    K8S,
+    KNOWN_VARIABLES,
+    Rendered,
+    render,
+    test_every_pod_stops_within_its_termination_grace_period,
+    tool,
+)
 
 CHART = DEPLOY / "helm" / "mazziere"
 VALUES_FILES = {path.name.removesuffix("-values.yaml"): path for path in sorted((CHART / "ci").glob("*-values.yaml"))}
@@ -228,6 +236,16 @@ def env_entries(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {entry["name"]: entry for entry in container.get("env", [])}
 
 
+def test_every_render_stops_within_its_termination_grace_period(rendered: Rendered) -> None:
+    """The chart's preStop, drain and grace against terminationGracePeriodSeconds, as the overlays are checked."""
+    test_every_pod_stops_within_its_termination_grace_period(rendered)
+
+
+def test_the_custom_pre_stop_takes_effect(renders: dict[str, Rendered]) -> None:
+    for container in containers(renders["custom"]).values():
+        assert container["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "8"]
+
+
 def test_every_render_is_valid_for_kubernetes(rendered: Rendered) -> None:
     """kubernetes-validate's schemas, strict, for 1.27 and the latest Kubernetes, as tests/deploy/test_manifests.py
     checks the overlays; custom resources (the ServiceMonitors) have no schema there."""
@@ -256,14 +274,14 @@ def test_kube_score_finds_nothing_critical(rendered: Rendered, tmp_path: Path) -
 
 
 def test_every_render_sets_only_what_the_service_knows_and_accepts(rendered: Rendered) -> None:
-    """MAZZIERE_* settings the service accepts (GatewayConfig.load, as for the overlays), and OTEL_* ones only when
+    """MAZZIERE_* settings the service accepts (Config.load, as for the overlays), and OTEL_* ones only when
     tracing is on."""
     tracing = rendered.name == "custom"
     for name, container in containers(rendered).items():
         env = rendered.container_env(container)
         unknown = set(env) - KNOWN_VARIABLES - (TRACING_VARIABLES if tracing else frozenset())
         assert not unknown, f"{rendered.name}/{name}: {sorted(unknown)}"
-        GatewayConfig.load(env)
+        Config.from_env(env)
 
 
 def test_the_host_may_run_as_many_replicas_as_its_autoscaler(rendered: Rendered) -> None:
@@ -380,7 +398,7 @@ def test_the_sqlite_values_run_one_host_on_its_claim(renders: dict[str, Rendered
     assert "MAZZIERE_STORE_URL" not in env, "no URL: the SQLite store in the data directory"
     assert env["MAZZIERE_HOST_REPLICAS"]["value"] == "1"
     container = containers(rendered)["mazziere-host"]
-    config = GatewayConfig.load(rendered.container_env(container))  # the service's own guard: one host on SQLite
+    config = Config.from_env(rendered.container_env(container))  # the service's own guard: one host on SQLite
     assert config.host_enabled and config.host_replicas == 1
     (mount,) = [m["mountPath"] for m in container["volumeMounts"] if m["name"] == "data"]
     assert config.store == f"sqlite:///{mount}/tables.db", "the store is on the data volume"

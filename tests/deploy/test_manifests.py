@@ -31,18 +31,17 @@ import pytest
 import yaml
 
 from mazziere.services.cli import main as cli_main
-from mazziere.services.config import ConfigError
-from mazziere.services.gateway import app as gateway_app
-from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
-from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.sealing import Keyring
+from mazziere.services.config import Config, ConfigError
+from mazziere.services.http import web as gateway_web
+from mazziere.services.table.channel import ROUND_ROBIN, channel_options, spreads
+from mazziere.services.table.sealing import Keyring
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 DOCKERFILE = DEPLOY / "Dockerfile"
-DEFAULTS = GatewayConfig()
-KNOWN_VARIABLES = frozenset(f"MAZZIERE_{name.upper()}" for name in GatewayConfig.__dataclass_fields__)
+DEFAULTS = Config()
+KNOWN_VARIABLES = frozenset(f"MAZZIERE_{name.upper()}" for name in Config.__dataclass_fields__)
 SECRET_NAME = "mazziere-seal-keys"
 STORE_SECRET = "mazziere-store"
 """The Secret of the host's store URL (key ``url``): generated in dev, made by hand in production."""
@@ -221,7 +220,7 @@ def test_every_variable_is_a_known_setting_and_its_value_is_accepted(rendered: R
         env = rendered.container_env(container)
         unknown = set(env) - KNOWN_VARIABLES
         assert not unknown, f"{rendered.name}/{deployment['metadata']['name']}: unknown variables {sorted(unknown)}"
-        GatewayConfig.load(env)  # raises ConfigError on a value the service would refuse
+        Config.from_env(env)  # raises ConfigError on a value the service would refuse
 
 
 def test_every_variable_is_in_the_configuration_table(rendered: Rendered) -> None:
@@ -233,17 +232,29 @@ def test_every_variable_is_in_the_configuration_table(rendered: Rendered) -> Non
         assert not missing, f"{where}: not in docs/configuration.md: {sorted(missing)}"
 
 
-def test_the_engine_drains_within_the_termination_grace_period(rendered: Rendered) -> None:
+def pre_stop_seconds(container: dict[str, Any]) -> float:
+    """How long a container's preStop hook (``sleep N``) serves on before SIGTERM."""
+    command = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "sleep" and len(command) == 2, command
+    return float(command[1])
+
+
+def test_every_pod_stops_within_its_termination_grace_period(rendered: Rendered) -> None:
+    """A pod serves on through its preStop while it leaves the Service's endpoints, then on SIGTERM ends its Watch
+    streams at once, serves MAZZIERE_DRAIN_SECONDS more and gives calls in flight MAZZIERE_GRACE_SECONDS: all of it
+    well within terminationGracePeriodSeconds, so the kubelet's SIGKILL never cuts a call."""
     for deployment, container in containers(rendered):
-        config = GatewayConfig.load(rendered.container_env(container))
+        config = Config.from_env(rendered.container_env(container))
         period = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
-        assert period > config.drain_seconds + config.grace_seconds + 5, deployment["metadata"]["name"]
-        assert config.drain_seconds > 0, "behind a Service, drain a little before stopping"
+        pre_stop = pre_stop_seconds(container)
+        name = deployment["metadata"]["name"]
+        assert period > pre_stop + config.drain_seconds + config.grace_seconds + 5, name
+        assert pre_stop + config.drain_seconds >= 3, f"{name}: behind a Service, serve on while the endpoints go"
 
 
 def test_the_engine_is_never_in_trusted_mode(rendered: Rendered) -> None:
     for _, container in containers(rendered):
-        assert not GatewayConfig.load(rendered.container_env(container)).trusted_mode
+        assert not Config.from_env(rendered.container_env(container)).trusted_mode
 
 
 # -- ports and probes --------------------------------------------------------------------------------------------
@@ -251,7 +262,7 @@ def test_the_engine_is_never_in_trusted_mode(rendered: Rendered) -> None:
 
 def test_engine_ports_are_the_configured_ones(rendered: Rendered) -> None:
     container = rendered.engine["spec"]["template"]["spec"]["containers"][0]
-    config = GatewayConfig.load(rendered.container_env(container))
+    config = Config.from_env(rendered.container_env(container))
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert ports == {"grpc": config.port, "http": config.rest_port, "metrics": config.metrics_port}
     assert container["args"] == ["serve"]
@@ -259,7 +270,7 @@ def test_engine_ports_are_the_configured_ones(rendered: Rendered) -> None:
 
 def test_engine_probes_ask_the_grpc_health_service_on_the_grpc_port(rendered: Rendered) -> None:
     container = rendered.engine["spec"]["template"]["spec"]["containers"][0]
-    config = GatewayConfig.load(rendered.container_env(container))
+    config = Config.from_env(rendered.container_env(container))
     for kind in ("startupProbe", "readinessProbe", "livenessProbe"):
         probe = container[kind]
         if rendered.name == "all-components":  # the rest-probes component: REST instead of gRPC
@@ -617,7 +628,7 @@ def test_the_split_gateway_calls_the_engine_service(overlays: dict[str, Rendered
     assert service["spec"]["selector"] == rendered.engine["spec"]["selector"]["matchLabels"]
     assert int(port) in {p["port"] for p in service["spec"]["ports"] if p.get("appProtocol") == "grpc"}
     assert ("grpc.service_config", ROUND_ROBIN) in channel_options(args[2], DEFAULTS.max_message_bytes)
-    config = GatewayConfig.load(rendered.container_env(container))
+    config = Config.from_env(rendered.container_env(container))
     assert [p["containerPort"] for p in container["ports"]] == [config.rest_port, config.metrics_port]
     annotations = gateway["spec"]["template"]["metadata"]["annotations"]
     assert int(annotations["prometheus.io/port"]) == config.metrics_port and not config.gateway_metrics
@@ -645,7 +656,7 @@ def test_every_overlay_deploys_the_host() -> None:
 
 def test_the_engine_pods_keep_no_tables(rendered: Rendered) -> None:
     container = only_container(rendered.engine)
-    config = GatewayConfig.load(rendered.container_env(container))
+    config = Config.from_env(rendered.container_env(container))
     assert not config.host_enabled, "stateless: MAZZIERE_HOST_ENABLED=false on the engine pods"
     assert {e["name"]: e.get("value") for e in container["env"]}["MAZZIERE_HOST_ENABLED"] == "false"
     assert not config.engine_target and not config.store_url
@@ -653,8 +664,8 @@ def test_the_engine_pods_keep_no_tables(rendered: Rendered) -> None:
     assert DATA_DIR not in mounts, "no data directory: the engine writes nothing"
 
 
-def host_config(rendered: Rendered) -> GatewayConfig:
-    return GatewayConfig.load(rendered.container_env(only_container(rendered.host)))
+def host_config(rendered: Rendered) -> Config:
+    return Config.from_env(rendered.container_env(only_container(rendered.host)))
 
 
 def test_the_host_keeps_its_tables_in_the_store_its_secret_names(rendered: Rendered) -> None:
@@ -682,9 +693,9 @@ def test_the_host_keeps_its_tables_in_the_store_its_secret_names(rendered: Rende
     assert config.host_replicas == hpa["spec"]["maxReplicas"] > 1
     env = rendered.container_env(container)
     with pytest.raises(ConfigError, match="PostgreSQL"):
-        GatewayConfig.load({**env, "MAZZIERE_STORE_URL": ""})
+        Config.from_env({**env, "MAZZIERE_STORE_URL": ""})
     with pytest.raises(ConfigError, match="PostgreSQL"):
-        GatewayConfig.load({**env, "MAZZIERE_STORE_URL": f"sqlite:///{DATA_DIR}/tables.db"})
+        Config.from_env({**env, "MAZZIERE_STORE_URL": f"sqlite:///{DATA_DIR}/tables.db"})
 
 
 def test_the_host_calls_every_engine_pod_round_robin(rendered: Rendered) -> None:
@@ -903,8 +914,8 @@ def test_the_image_serves_the_web_table_where_the_gateway_looks() -> None:
     (python,) = [base for base, name in stages() if name == "build"]
     minor = python.partition(":")[2].split("-")[0]
     # WEB_DIST is clients/web/dist beside the package: the repository root here, the installed package there.
-    package = Path(gateway_app.__file__).resolve().parents[2]
-    relative = PurePosixPath(gateway_app.WEB_DIST.relative_to(package).as_posix())
+    package = Path(gateway_web.__file__).resolve().parents[2]
+    relative = PurePosixPath(gateway_web.WEB_DIST.relative_to(package).as_posix())
     assert PurePosixPath(destination) == PurePosixPath(f"/opt/venv/lib/python{minor}/site-packages/mazziere") / relative
     assert "WEB_DIST / 'index.html'" in " ".join(dockerfile("RUN")), "the build checks the gateway finds the page"
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from mazziere.services.gateway.config import GatewayConfig
+from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import errors_pb2
 from tests.gateway.conftest import wait_http
 from tests.service.test_process import free_port, server_env
@@ -160,7 +160,7 @@ def test_make_run_listens_on_127_0_0_1_unless_told_otherwise() -> None:
         "MAZZIERE_HOST": "0.0.0.0",
         "MAZZIERE_REST_HOST": "::",
     }
-    defaults = GatewayConfig()
+    defaults = Config()
     assert (defaults.host, defaults.rest_host) == ("[::]", "0.0.0.0")
 
 
@@ -191,7 +191,7 @@ def test_every_relative_link_finds_its_file_and_heading(page: Path) -> None:
 def test_the_configuration_page_lists_every_setting() -> None:
     """docs/configuration.md's table has one row per setting the service reads, and no other."""
     rows = re.findall(r"^\| `(MAZZIERE_[A-Z0-9_]+)` \|", (DOCS / "configuration.md").read_text(), re.MULTILINE)
-    fields = {f"MAZZIERE_{field.name.upper()}" for field in dataclasses.fields(GatewayConfig)}
+    fields = {f"MAZZIERE_{field.name.upper()}" for field in dataclasses.fields(Config)}
     assert sorted(rows) == sorted(fields)
 
 

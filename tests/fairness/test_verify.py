@@ -1,6 +1,6 @@
 """Committed dealing, shown over random whole games of every game and preset (docs/fairness.md).
 
-The verifier (services/verify.py, which imports nothing of the engine) accepts the spectator's public record;
+The verifier (services/cli/verify.py, which imports nothing of the engine) accepts the spectator's public record;
 changing any one dealt card, commitment, seed or contributed entropy in it makes it fail, naming what changed.
 """
 
@@ -18,15 +18,15 @@ import pytest
 from mazziere import engine
 from mazziere.engine import chance
 from mazziere.engine.visibility import redact
-from mazziere.services import jsonwire
 from mazziere.services.cli import main
+from mazziere.services.cli.verify import events_of, verify_record
 from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore
-from mazziere.services.verify import events_of, verify_record
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
+from mazziere.services.wire import jsondata as jsonwire
 from tests.helpers import random_step
 
 CASES = [(g.id, preset, n) for g in engine.all_games() for preset in g.presets for n in (3, 5)]
@@ -162,7 +162,7 @@ def test_entropy_is_bounded_and_given_once_a_draw() -> None:
 
 
 def test_the_verifier_imports_nothing_of_the_engine() -> None:
-    tree = ast.parse(Path("services/verify.py").read_text())
+    tree = ast.parse(Path("services/cli/verify.py").read_text())
     modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
@@ -186,7 +186,7 @@ def test_mazziere_verify_exits_0_or_1_naming_the_mismatch(tmp_path: Path, capsys
 
 def test_every_update_carries_the_next_draw_and_its_commitment() -> None:
     """A page that joins late (GetView, the host's Watch snapshot) knows the commitment its entropy goes into."""
-    core = TableCore(Keyring([("k", bytes(32))]))
+    core = TableService(Keyring([("k", bytes(32))]))
     seats = [pb.Seat(name=n, chips=50) for n in "abc"]
     table = core.create_table(svc.CreateTableRequest(game="trentuno", seats=seats), Call())
     keys = {k.seat: k.key for k in table.seat_keys}
@@ -270,7 +270,7 @@ def test_every_way_of_shuffling_is_committed_and_verifies(path: str) -> None:
 
 def test_gathering_a_table_needs_every_seats_key() -> None:
     """Gather shows the stock's order: one seat's key, or the token alone, may not gather a table in play."""
-    core = TableCore(Keyring([("k", bytes(32))]))
+    core = TableService(Keyring([("k", bytes(32))]))
     seats = [pb.Seat(name=n, chips=50) for n in "abc"]
     table = core.create_table(svc.CreateTableRequest(game="trentuno", seats=seats), Call())
     keys = [pb.SeatKey(seat=k.seat, key=k.key) for k in table.seat_keys]

@@ -14,17 +14,19 @@ from typing import Any
 import httpx
 import pytest
 
-from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.backend import Backend, ChannelBackend, InProcessBackend
-from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.gateway.run import RestServer, _health_probe, bind, channel_methods
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
+from mazziere.services.app import App
+from mazziere.services.config import Config
+from mazziere.services.core.backend import Backend, InProcessBackend
+from mazziere.services.grpc.server import ServerThread
+from mazziere.services.http.server import RestServer, bind
+from mazziere.services.table.channel import ChannelBackend
+from mazziere.services.table.methods import TABLE_SERVICE
+from mazziere.services.table.sealing import Keyring
 from tests.gateway.helpers import Api
 
 KEYS = f"k1:{base64.b64encode(os.urandom(32)).decode()}"
 ORIGIN = "https://table.example"
-BASE = GatewayConfig(
+BASE = Config(
     host="127.0.0.1",
     port=0,
     metrics_port=0,
@@ -41,23 +43,22 @@ BASE = GatewayConfig(
 class Gateway:
     """A started gRPC server and a REST gateway (in process, or over a channel to ``target``)."""
 
-    def __init__(self, config: GatewayConfig, *, target: str | None = None, timeout: float = 5.0) -> None:
+    def __init__(self, config: Config, *, target: str | None = None, timeout: float = 5.0) -> None:
         self.app = App(config, keyring=Keyring.parse(config.seal_keys))
-        self.grpc = ServerThread(self.app)
+        self.grpc = ServerThread(self.app.grpc)
         self.grpc_port = self.grpc.start()
         backend: Backend
         if target is None:
-            backend = InProcessBackend(self.app.dispatcher, timeout=timeout, ready=_health_probe(self.grpc.server))
+            backend = InProcessBackend(self.app.dispatcher, TABLE_SERVICE, timeout=timeout, ready=self.app.ready)
         else:
             backend = ChannelBackend(
                 target.format(port=self.grpc_port),
                 timeout=timeout,
                 max_message_bytes=1 << 20,
-                methods=channel_methods(),
                 write_seconds=5.0,
             )
         self.backend = backend
-        self.fastapi = create_app(backend, config, registry=self.app.metrics.registry)
+        self.fastapi = self.app.rest(backend)
         sock = bind("127.0.0.1", 0)
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"

@@ -15,7 +15,7 @@ from mazziere import engine
 from mazziere.engine.table import TableState
 from mazziere.services.core.admission import ANONYMOUS, Admission, CostClass
 from mazziere.services.errors import ServiceError
-from mazziere.services.sealing import Keyring
+from mazziere.services.table.sealing import Keyring
 
 SEATS = {"sette_e_mezzo": 3, "saltacavallo": 4, "trentuno": 3}
 CHIPS = 50

@@ -17,9 +17,9 @@ import pytest
 from google.protobuf import json_format
 
 from mazziere.engine import bots
-from mazziere.services import servicer
 from mazziere.services.core.admission import CostClass
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.table import service as servicer
 from tests.gateway.conftest import BASE, Gateway
 from tests.service.test_load import long_game, replay_request
 from tests.service.test_shutdown import wait_for
@@ -30,13 +30,13 @@ TENANTS = json.dumps({"tenants": [{"name": "web", "keys": [KEY]}]})
 
 def test_rest_and_connect_calls_run_on_the_move_workers(gateway: Gateway, monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[str] = []
-    real = servicer._engine
+    real = servicer.run_engine
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(servicer, "_engine", spy)
+    monkeypatch.setattr(servicer, "run_engine", spy)
     table = gateway.api.create("trentuno", seats=3)
     gateway.api.act(table, {"seat": table.to_act[0], "kind": "DEAL"})
     body = json.dumps({"game": "trentuno", "seats": [{"name": n, "chips": "5"} for n in "abc"]})

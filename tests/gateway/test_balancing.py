@@ -12,8 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from mazziere.services.gateway.backend import ROUND_ROBIN, channel_options, spreads
-from mazziere.services.server import SERVICE_NAME, App, ServerThread
+from mazziere.services.app import App
+from mazziere.services.grpc.server import ServerThread
+from mazziere.services.table.channel import ROUND_ROBIN, channel_options, spreads
+from mazziere.services.table.methods import SERVICE_NAME
 from tests.gateway.conftest import BASE, Gateway
 
 CALLS = 60
@@ -30,7 +32,7 @@ def engines() -> Iterator[list[tuple[App, ServerThread, int]]]:
     started = []
     for _ in range(2):
         app = App(BASE)
-        server = ServerThread(app)
+        server = ServerThread(app.grpc)
         started.append((app, server, server.start()))
     yield started
     for _, server, _ in started:

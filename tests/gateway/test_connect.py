@@ -22,8 +22,8 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 from prometheus_client import generate_latest
 
-from mazziere.services.gateway.connect import rpcs
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.http.connect import rpcs
 from tests.gateway.conftest import ORIGIN, Gateway
 from tests.gateway.helpers import replay_places_taken
 

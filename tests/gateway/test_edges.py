@@ -13,8 +13,8 @@ import httpx
 import pytest
 from prometheus_client import generate_latest
 
-from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.run import RestServer, bind
+from mazziere.services.http.app import create_app
+from mazziere.services.http.server import RestServer, bind
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.helpers import Api, error
 

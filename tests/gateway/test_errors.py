@@ -7,7 +7,7 @@ import base64
 import grpc
 import pytest
 
-from mazziere.services.gateway.errors import HTTP_STATUS
+from mazziere.services.http.errors import HTTP_STATUS
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.helpers import Api, error, replay_places_taken
 
@@ -169,13 +169,14 @@ def test_a_passed_deadline_is_504(gateway: Gateway) -> None:
 
     import httpx
 
-    from mazziere.services.gateway.app import create_app
-    from mazziere.services.gateway.backend import InProcessBackend
+    from mazziere.services.core.backend import InProcessBackend
+    from mazziere.services.http.app import create_app
+    from mazziere.services.table.methods import TABLE_SERVICE
 
     async def ready() -> bool:
         return True
 
-    backend = InProcessBackend(gateway.app.dispatcher, timeout=-1.0, ready=ready)
+    backend = InProcessBackend(gateway.app.dispatcher, TABLE_SERVICE, timeout=-1.0, ready=ready)
     transport = httpx.ASGITransport(app=create_app(backend, BASE))
 
     async def call() -> httpx.Response:

@@ -31,9 +31,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 
-from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.connect import rpcs
-from mazziere.services.gateway.routes import ROUTES
+from mazziere.services.http.app import create_app
+from mazziere.services.http.connect import rpcs
+from mazziere.services.http.routes import ROUTES
 from tests.gateway.conftest import BASE, Gateway, free_port, wait_http
 from tests.gateway.test_connect import envelope, frames, trailers
 from tests.gateway.test_protojson import ACT, CREATE, mutations, number_shapes

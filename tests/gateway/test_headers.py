@@ -1,4 +1,5 @@
-"""Security headers on every answer of the REST port: the API's, the web table's, the documentation's, errors'."""
+"""Security headers on every answer of the REST port: the API's, the web table's, the documentation's, errors';
+and CORS preflights that name only the methods served where they ask."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from mazziere.services.gateway import app as gateway_app
-from mazziere.services.gateway.app import create_app
-from mazziere.services.gateway.backend import Backend
-from mazziere.services.gateway.config import GatewayConfig
-from mazziere.services.gateway.headers import SecurityHeaders
+from mazziere.services.config import Config
+from mazziere.services.core.backend import Backend
+from mazziere.services.http import web as gateway_web
+from mazziere.services.http.app import create_app
+from mazziere.services.http.headers import API_PERMISSIONS, PAGE_PERMISSIONS, SecurityHeaders
 from tests.gateway.conftest import BASE, ORIGIN, Gateway
 
 CREATE = {"game": "sette_e_mezzo", "seats": [{"name": "a", "chips": "50"}, {"name": "b", "chips": "50"}]}
@@ -31,12 +32,21 @@ def envelope(payload: bytes) -> bytes:
     return b"\x00" + len(payload).to_bytes(4, "big") + payload
 
 
-def check_common(resp: httpx.Response) -> str:
-    """The headers every answer has; returns its Content-Security-Policy."""
+def check_common(resp: httpx.Response, *, page: bool = False) -> str:
+    """The headers every answer has (``page``: one of the two pages, the web table or the documentation, whose
+    Permissions-Policy lets them write to the clipboard); returns its Content-Security-Policy."""
     where = f"{resp.request.method} {resp.request.url.path} ({resp.status_code})"
     assert resp.headers.get("x-content-type-options") == "nosniff", where
     assert resp.headers.get("x-frame-options") == "DENY", where
     assert resp.headers.get("referrer-policy") == "no-referrer", where
+    assert resp.headers.get("cross-origin-opener-policy") == "same-origin", where
+    assert resp.headers.get("cross-origin-resource-policy") == "same-origin", where
+    permissions = resp.headers.get("permissions-policy", "")
+    assert permissions == (PAGE_PERMISSIONS if page else API_PERMISSIONS), where
+    features = dict(item.split("=") for item in permissions.split(", "))
+    assert features.pop("clipboard-write") == ("(self)" if page else "()"), where
+    assert {"camera", "microphone", "geolocation", "payment", "usb"} <= set(features), where
+    assert set(features.values()) == {"()"}, where
     policy = resp.headers.get("content-security-policy", "")
     assert "frame-ancestors 'none'" in policy and "unsafe" not in policy, (where, policy)
     assert len(resp.headers.get_list("content-security-policy")) == 1, where
@@ -84,7 +94,7 @@ def test_every_api_answer_has_the_security_headers_and_is_not_stored(gateway: Ga
 def test_the_docs_allow_their_one_inline_script_by_its_hash(gateway: Gateway) -> None:
     """Swagger UI's page starts with an inline script: allowed by its SHA-256, never by 'unsafe-inline'."""
     resp = gateway.http.get("/docs")
-    policy = check_common(resp)
+    policy = check_common(resp, page=True)
     scripts = re.findall(rb"<script>(.*?)</script>", resp.content, re.DOTALL)
     assert len(scripts) == 1
     digest = base64.b64encode(hashlib.sha256(scripts[0]).digest()).decode()
@@ -110,7 +120,7 @@ class _FailingBackend:
         return None
 
 
-def get(config: GatewayConfig, *paths: str) -> list[httpx.Response]:
+def get(config: Config, *paths: str) -> list[httpx.Response]:
     async def run() -> list[httpx.Response]:
         app = create_app(cast(Backend, _FailingBackend()), config)
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
@@ -133,7 +143,7 @@ def web_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "index.html").write_text('<!doctype html><div id="app"></div><script src="app.js" defer></script>')
     (tmp_path / "app.js").write_text("console.log(1);\n")
     (tmp_path / "app.js.map").write_text('{"version": 3, "sources": ["src/main.ts"]}')
-    monkeypatch.setattr(gateway_app, "WEB_DIST", tmp_path)
+    monkeypatch.setattr(gateway_web, "WEB_DIST", tmp_path)
     return tmp_path
 
 
@@ -141,7 +151,7 @@ def test_the_web_table_has_a_strict_policy_and_no_source_map_unless_asked(web_di
     page, script, source_map, redirect = get(BASE, "/play/", "/play/app.js", "/play/app.js.map", "/play")
     assert page.status_code == 200 and '<div id="app">' in page.text
     for resp in (page, script, source_map, redirect):
-        policy = check_common(resp)
+        policy = check_common(resp, page=True)
         assert policy == "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; " + (
             "frame-ancestors 'none'"
         )
@@ -150,7 +160,7 @@ def test_the_web_table_has_a_strict_policy_and_no_source_map_unless_asked(web_di
     assert source_map.status_code == 404 and "sources" not in source_map.text
     assert "sourcemap" not in script.headers
 
-    config = GatewayConfig.load({"MAZZIERE_WEB_SOURCE_MAPS": "1"})
+    config = Config.from_env({"MAZZIERE_WEB_SOURCE_MAPS": "1"})
     assert config.web_source_maps
     script, source_map = get(replace(BASE, web_source_maps=config.web_source_maps), "/play/app.js", "/play/app.js.map")
     assert script.headers["sourcemap"] == "app.js.map"
@@ -182,3 +192,54 @@ def test_the_headers_go_on_the_start_of_a_stream_and_its_body_passes_as_it_comes
     headers = dict(sent[0]["headers"])
     assert headers[b"cache-control"] == b"no-store" and headers[b"x-content-type-options"] == b"nosniff"
     assert headers[b"content-type"] == b"text/plain"
+
+
+def preflight(gw: Gateway, path: str, method: str) -> httpx.Response:
+    return gw.http.options(path, headers={"Origin": ORIGIN, "Access-Control-Request-Method": method})
+
+
+def allowed_methods(resp: httpx.Response) -> list[str]:
+    return [m.strip() for m in resp.headers.get("access-control-allow-methods", "").split(",") if m.strip()]
+
+
+def test_a_preflight_names_only_the_methods_served_at_its_path(gateway: Gateway, web_dist: Path) -> None:
+    """Each path's own methods (GET was listed everywhere, served by no Connect route and no ``:act``); a method a
+    path does not serve, or a path nothing serves, is refused (400, so the browser makes no call)."""
+    served = {
+        "/v1/games": ["GET"],
+        "/v1/tables": ["POST"],
+        "/v1/tables:act": ["POST"],
+        "/mazziere.v1.TableService/Act": ["POST"],  # its GET, HEAD, PUT... routes only answer 405
+        "/mazziere.v1.TableService/StreamReplay": ["POST"],
+        "/healthz": ["GET"],
+        "/openapi.json": ["GET", "HEAD"],
+        "/static/swagger-ui/swagger-ui.css": ["GET", "HEAD"],
+    }
+    for path, methods in served.items():
+        for method in methods:
+            answer = preflight(gateway, path, method)
+            assert answer.status_code == 200, (path, method)
+            assert sorted(allowed_methods(answer)) == sorted(methods), (path, allowed_methods(answer))
+            assert answer.headers["access-control-allow-origin"] == ORIGIN
+        for method in {"GET", "POST", "PUT", "DELETE"} - set(methods):
+            refused = preflight(gateway, path, method)
+            assert refused.status_code == 400, (path, method)
+            assert method not in allowed_methods(refused), (path, method)
+            check_common(refused)
+    nowhere = preflight(gateway, "/v1/nothing", "GET")
+    assert nowhere.status_code == 400 and allowed_methods(nowhere) == []
+
+
+def test_the_web_tables_preflight_names_its_files_methods(web_dist: Path) -> None:
+    config = replace(BASE, cors_origins=ORIGIN)
+
+    async def run() -> list[httpx.Response]:
+        app = create_app(cast(Backend, _FailingBackend()), config)
+        transport = httpx.ASGITransport(app=app)
+        headers = {"Origin": ORIGIN, "Access-Control-Request-Method": "GET"}
+        async with httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
+            return [await client.options(path, headers=headers) for path in ("/play/app.js", "/play")]
+
+    for answer in asyncio.run(run()):
+        assert answer.status_code == 200 and set(allowed_methods(answer)) <= {"GET", "HEAD"}
+        assert "GET" in allowed_methods(answer)

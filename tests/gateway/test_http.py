@@ -17,8 +17,8 @@ import pytest
 from grpc_health.v1 import health_pb2
 from prometheus_client import generate_latest
 
-from mazziere.services.gateway.app import SWAGGER_UI_STATIC
-from mazziere.services.server import SERVICE_NAME
+from mazziere.services.http.app import SWAGGER_UI_STATIC
+from mazziere.services.table.methods import SERVICE_NAME
 from tests.gateway.conftest import KEYS, ORIGIN, Gateway, free_port, wait_http
 from tests.gateway.helpers import Api, error
 
@@ -104,14 +104,11 @@ def test_probes(gateway: Gateway) -> None:
 
 def test_split_probes_and_an_unreachable_service(split: Gateway) -> None:
     assert split.http.get("/readyz").status_code == 200
-    from mazziere.services.gateway.app import create_app
-    from mazziere.services.gateway.backend import ChannelBackend
-    from mazziere.services.gateway.run import channel_methods
+    from mazziere.services.http.app import create_app
+    from mazziere.services.table.channel import ChannelBackend
     from tests.gateway.conftest import BASE
 
-    dead = ChannelBackend(
-        f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, methods=channel_methods(), write_seconds=5.0
-    )
+    dead = ChannelBackend(f"127.0.0.1:{free_port()}", timeout=2.0, max_message_bytes=1 << 20, write_seconds=5.0)
     app = create_app(dead, BASE)
     transport = httpx.ASGITransport(app=app)
 

@@ -26,18 +26,18 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
 
+from mazziere.services.app import App
 from mazziere.services.core.admission import Admission, CostClass, Tenants
+from mazziere.services.core.backend import InProcessBackend
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Dispatcher, Method
+from mazziere.services.core.metrics import Metrics
 from mazziere.services.core.observe import Observer
 from mazziere.services.errors import DOMAIN, ServiceError
-from mazziere.services.gateway import connect
-from mazziere.services.gateway.backend import InProcessBackend
-from mazziere.services.gateway.errors import GatewayError
-from mazziere.services.gateway.run import RestServer, bind
-from mazziere.services.metrics import Metrics
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
+from mazziere.services.grpc.server import ServerThread
+from mazziere.services.http import connect
+from mazziere.services.http.server import RestServer, bind
+from mazziere.services.table.sealing import Keyring
 from tests.gateway.conftest import BASE
 from tests.gateway.test_connect import envelope, frames, trailers, unpadded_b64
 
@@ -95,7 +95,7 @@ def http() -> Iterator[httpx.Client]:
         return True
 
     app = FastAPI()
-    backend = InProcessBackend(dispatcher, timeout=5.0, ready=ready, service=HEALTH)
+    backend = InProcessBackend(dispatcher, HEALTH, timeout=5.0, ready=ready)
     connect.add_routes(app.router, backend, max_body=1 << 16, read_timeout=5.0, service=HEALTH)
     sock = bind("127.0.0.1", 0)
     rest = RestServer(app, sock)
@@ -191,7 +191,7 @@ def test_the_gateway_keeps_every_detail_of_a_status_in_order() -> None:
     retry.retry_delay.FromSeconds(2)
     for message in (foreign, error_details_pb2.ErrorInfo(reason="OVERLOADED", domain=DOMAIN), DELAY, retry):
         status.details.add().Pack(message)
-    error = GatewayError.from_status(status)
+    error = ServiceError.from_status(status)
     assert (error.code, error.reason, error.retry_after) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "OVERLOADED", 2.0)
     assert [d.type_url.rsplit("/", 1)[1] for d in error.details] == ["google.rpc.ErrorInfo", "google.protobuf.Duration"]
     types = [d["type"] for d in connect.connect_error(error)["details"]]
@@ -207,7 +207,7 @@ def test_grpc_sends_a_refusal_s_details_without_a_reason_too() -> None:
     config = replace(BASE, port=0)
     probe = Method("mazziere.test.Probe", "Refuse", refuse, empty_pb2.Empty)
     app = App(config, keyring=Keyring.parse(config.seal_keys), extra_methods=[probe])
-    server = ServerThread(app)
+    server = ServerThread(app.grpc)
     port = server.start()
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:

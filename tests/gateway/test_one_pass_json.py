@@ -14,14 +14,16 @@ from google.protobuf import json_format
 
 from mazziere import engine
 from mazziere.services.core.call import Call
-from mazziere.services.gateway import protojson
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore, Written, served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
+from mazziere.services.wire import protojson
+from mazziere.services.wire.answers import Written
 
-CORE = TableCore(Keyring([("k", bytes(32))]))
-TRUSTED = TableCore(Keyring([("k", bytes(32))]), trusted_mode=True)
+CORE = TableService(Keyring([("k", bytes(32))]))
+TRUSTED = TableService(Keyring([("k", bytes(32))]), trusted_mode=True)
 MAX_ACTIONS = 600
 """Actions of one game at most (every game here ends well before, with few chips)."""
 CASES = [
@@ -46,12 +48,12 @@ def same_json(answer: Written[Any]) -> Any:
     return message
 
 
-def legal(core: TableCore, table: svc.CreateTableResponse, state: bytes, seat: int, keys: dict[int, str]) -> Any:
+def legal(core: TableService, table: svc.CreateTableResponse, state: bytes, seat: int, keys: dict[int, str]) -> Any:
     request = svc.GetViewRequest(table_id=table.table_id, state=state, seat=seat, seat_key=keys.get(seat, ""))
     return same_json(core.answer_get_view(request, Call())).update.legal_actions
 
 
-def play(core: TableCore, game: str, preset: str, seats: int, seed: int) -> int:
+def play(core: TableService, game: str, preset: str, seats: int, seed: int) -> int:
     """A whole game of random moves (a fifth auto-played), every answer checked; the number of actions."""
     rng = random.Random(seed)
     create = svc.CreateTableRequest(

@@ -18,12 +18,12 @@ import jsonschema_rs
 import pytest
 from google.protobuf import json_format
 
-from mazziere.services.gateway import protojson
-from mazziere.services.gateway.app import SWAGGER_UI_STATIC, create_app
-from mazziere.services.gateway.comments import COMMENTS_FILE, proto_comments
-from mazziere.services.gateway.errors import HTTP_STATUS
-from mazziere.services.gateway.routes import ROUTES, Route
 from mazziere.services.gen.mazziere.v1 import errors_pb2
+from mazziere.services.http.app import SWAGGER_UI_STATIC, create_app
+from mazziere.services.http.comments import COMMENTS_FILE, proto_comments
+from mazziere.services.http.errors import HTTP_STATUS
+from mazziere.services.http.routes import ROUTES, Route
+from mazziere.services.wire import protojson
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
 
@@ -73,7 +73,7 @@ def test_the_wheel_installs_everything_under_the_mazziere_namespace(wheel: Path)
 _PROBE = """
 import json
 from mazziere import services
-from mazziere.services.gateway.app import SWAGGER_UI_STATIC, create_app
+from mazziere.services.http.app import SWAGGER_UI_STATIC, create_app
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
 doc = create_app(_NoBackend(), BASE).openapi()

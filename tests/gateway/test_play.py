@@ -11,9 +11,9 @@ import httpx
 import pytest
 from google.protobuf import json_format
 
-from mazziere.services.gateway import protojson
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
-from mazziere.services.servicer import served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.wire import protojson
 from tests.gateway.conftest import Gateway
 from tests.gateway.helpers import CHIPS, Api, error
 

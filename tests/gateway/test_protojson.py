@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from mazziere.services.gateway import protojson
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.wire import protojson
 
 ACT = {
     "tableId": "t_1",

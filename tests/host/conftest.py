@@ -19,7 +19,7 @@ import socket
 import sqlite3
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,19 @@ class Cluster:
     """A running PostgreSQL cluster of the tests' own, trusting local connections."""
 
     port: int
+    pg_ctl: Callable[..., None] = lambda *args: None
+    """Runs ``pg_ctl`` on the cluster with these arguments."""
     database = "mazziere"
 
     def url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{self.database}"
+
+    def stop(self) -> None:
+        """Stop the server at once (its clients' connections drop); :meth:`start` brings it back."""
+        self.pg_ctl("-m", "immediate", "-w", "stop")
+
+    def start(self) -> None:
+        self.pg_ctl("-w", "-t", "60", "start")
 
 
 def _binaries() -> Path | None:
@@ -59,18 +68,30 @@ def _free_port() -> int:
         return port
 
 
+REQUIRED = "MAZZIERE_REQUIRE_POSTGRES"
+"""Set to 1 (`make test` does), a missing PostgreSQL fails its tests instead of skipping them."""
+
+
+def unavailable(why: str) -> None:
+    """Skip the PostgreSQL tests, or fail them where the run requires them (:data:`REQUIRED`)."""
+    if os.environ.get(REQUIRED) == "1":
+        pytest.fail(f"{why} ({REQUIRED}=1: the PostgreSQL tests must run)", pytrace=False)
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[Cluster]:
     """Starts PostgreSQL once for the run (as the ``postgres`` user when root) and removes it at the end."""
     binaries = _binaries()
     if binaries is None:
-        pytest.skip(f"PostgreSQL store tests: no initdb and pg_ctl under /usr/lib/postgresql/*/bin: {HOW}")
+        unavailable(f"PostgreSQL store tests: no initdb and pg_ctl under /usr/lib/postgresql/*/bin: {HOW}")
+    assert binaries is not None
     as_user: list[str] = []
     if os.geteuid() == 0:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            pytest.skip(f"PostgreSQL store tests: as root, initdb runs as the user postgres, who is missing: {HOW}")
+            unavailable(f"PostgreSQL store tests: as root, initdb runs as the user postgres, who is missing: {HOW}")
         as_user = ["runuser", "-u", "postgres", "--"]
     home = Path(tempfile.mkdtemp(prefix="mazziere-pg-"))
     data, log = home / "data", home / "postgres.log"
@@ -85,14 +106,17 @@ def postgres_cluster() -> Iterator[Cluster]:
             logged = log.read_text() if log.exists() else ""
             pytest.fail(f"{' '.join(command[:2])} failed: {done.stdout}{done.stderr}{logged}", pytrace=False)
 
+    def pg_ctl(*args: str) -> None:
+        run(str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, *args)
+
     try:
         run(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
-        run(str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
+        pg_ctl("-w", "-t", "60", "start")
         try:
             run(str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", Cluster.database)
-            yield Cluster(port)
+            yield Cluster(port, pg_ctl)
         finally:
-            run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+            pg_ctl("-m", "immediate", "-w", "stop")
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -3,11 +3,14 @@ what never leaves it (state tokens, seat keys, other seats' cards)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import threading
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +18,15 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
+from mazziere.services.app import App
+from mazziere.services.cli.verify import verify_record
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from mazziere.services.grpc.server import ServerThread
 from mazziere.services.host.host import Host
-from mazziere.services.host.serve import add_host
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
-from mazziere.services.verify import verify_record
+from mazziere.services.table.sealing import Keyring
 from tests.service.conftest import KEYS
 from tests.service.helpers import error_info
 from tests.service.test_shutdown import wait_for
@@ -48,9 +51,10 @@ class Hosted:
 
 
 def start_host(config: Config) -> Hosted:
-    app = App(config, keyring=Keyring.parse(config.seal_keys))
-    host, _ = add_host(app, config)
-    server = ServerThread(app)
+    app = App(config, keyring=Keyring.parse(config.seal_keys), hosting=True)
+    host = app.host
+    assert host is not None
+    server = ServerThread(app.grpc)
     port = server.start()
     server.run(host.start())
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -68,8 +72,19 @@ def host_config(data: Path, **changes: Any) -> Config:
         data_dir=str(data),
         bot_delay_ms=0,
         heartbeat_seconds=0.5,
+        **ROOMY,
     )
     return replace(base, **changes)
+
+
+ROOMY: dict[str, Any] = {
+    "caller_tables_per_minute": 10_000,
+    "caller_open_tables": 10_000,
+    "caller_plays_per_second": 10_000.0,
+    "caller_reads_per_second": 10_000.0,
+}
+"""Caller limits no test of the host's other behaviour reaches (every test calls from 127.0.0.1); the limits have
+tests of their own (tests/host/test_abuse.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +220,49 @@ def test_a_closed_table_takes_no_move_and_tells_its_watchers(hosted: Hosted) -> 
     assert refused(lambda: play_first(hosted.stub, opened)) == "FAILED_PRECONDITION/TABLE_CLOSED"
 
 
+def test_a_closed_table_issues_no_invite_and_gives_no_advice(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    keys = invites(opened)
+    owner = cap(opened.owner.capability)
+    advise = hpb.AdviseSeatRequest(table_id=opened.table_id, samples=16)
+    assert hosted.stub.AdviseSeat(advise, metadata=cap(keys[0]), timeout=20).advice.seat == 0  # open, it advises
+    hosted.stub.CloseTable(hpb.CloseTableRequest(table_id=opened.table_id), metadata=owner)
+    closed = "FAILED_PRECONDITION/TABLE_CLOSED"
+    for request in (  # a seat's invite, and the spectators' link
+        hpb.ReissueInviteRequest(table_id=opened.table_id, seat=1),
+        hpb.ReissueInviteRequest(table_id=opened.table_id),
+    ):
+        assert refused(partial(hosted.stub.ReissueInvite, request, metadata=owner)) == closed
+    assert refused(lambda: hosted.stub.AdviseSeat(advise, metadata=cap(keys[0]), timeout=20)) == closed
+    assert table_of(hosted.stub, opened, keys[1]).seat == 1  # the invites of a closed table still read it
+
+
+def test_a_watch_of_a_closed_table_ends_after_the_closing_update(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    closed = hosted.stub.CloseTable(
+        hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability)
+    )
+    spectators = cap(opened.spectators.capability)
+    for after in (0, -1):  # a new watcher, and one asking for the whole record: each stream ends at the close
+        request = hpb.WatchRequest(table_id=opened.table_id, after_seq=after)
+        updates = [
+            m.update for m in hosted.stub.Watch(request, metadata=spectators, timeout=20) if m.HasField("update")
+        ]
+        assert updates[-1].closed and updates[-1].seq == closed.seq, after
+    request = hpb.WatchRequest(table_id=opened.table_id, after_seq=closed.seq)  # one that saw the close already
+    assert not [m for m in hosted.stub.Watch(request, metadata=spectators, timeout=20) if m.HasField("update")]
+
+
+def test_a_closed_tables_snapshot_is_at_its_closing_seq(hosted: Hosted) -> None:
+    opened = open_trentuno(hosted.stub)
+    closed = hosted.stub.CloseTable(
+        hpb.CloseTableRequest(table_id=opened.table_id), metadata=cap(opened.owner.capability)
+    )
+    for capability in (opened.owner.capability, opened.spectators.capability, invites(opened)[0]):
+        now = table_of(hosted.stub, opened, capability).update
+        assert now.closed and now.seq == closed.seq
+
+
 def test_closing_a_table_reveals_the_pack_still_in_play_to_its_watchers(hosted: Hosted) -> None:
     """docs/fairness.md: the host's close gathers the table, so its record can be verified to the end."""
     opened = open_trentuno(hosted.stub)
@@ -330,6 +388,41 @@ def test_a_turn_not_played_in_time_is_played_by_the_host(hosted: Hosted) -> None
     wait_for(lambda: table_of(hosted.stub, opened, keys[0]).update.seq > first.seq)
 
 
+def test_a_due_turn_never_waits_for_another_tables_move(hosted: Hosted) -> None:
+    """Two tables' turns run out; the first one's move hangs (a bot thinking, say): the second is played meanwhile."""
+    slow, quick = open_trentuno(hosted.stub, turn=1), open_trentuno(hosted.stub, turn=1)
+    release = threading.Event()
+    tables = hosted.host.tables
+    act = tables.act
+
+    async def hanging(request: Any, call: Any) -> Any:
+        if request.table_id == slow.table_id and request.auto_play:
+            await asyncio.get_running_loop().run_in_executor(None, release.wait, 30)
+        return await act(request, call)
+
+    tables.act = hanging  # type: ignore[method-assign]
+    try:
+        start = table_of(hosted.stub, quick, invites(quick)[0]).update.seq
+        wait_for(lambda: table_of(hosted.stub, quick, invites(quick)[0]).update.seq > start)
+        assert not release.is_set()
+    finally:
+        release.set()
+        tables.act = act  # type: ignore[method-assign]
+
+
+def test_the_open_tables_are_counted_from_the_start(tmp_path: Path) -> None:
+    config = host_config(tmp_path)
+    first = start_host(config)
+    opened = [open_trentuno(first.stub) for _ in range(3)]
+    first.stub.CloseTable(hpb.CloseTableRequest(table_id=opened[0].table_id), metadata=cap(opened[0].owner.capability))
+    first.close()
+    again = start_host(config)
+    try:
+        assert again.app.metrics.registry.get_sample_value("mazziere_host_tables") == 2
+    finally:
+        again.close()
+
+
 def test_bots_play_their_own_turns(hosted: Hosted) -> None:
     seats = [hpb.HostedSeat(name="Ada", chips=10), hpb.HostedSeat(name="Bot", chips=10, bot="random")]
     request = hpb.OpenTableRequest(game="sette_e_mezzo", seats=seats, turn_seconds=600)
@@ -377,7 +470,7 @@ def test_a_restarted_host_goes_on_from_its_last_move_and_rotated_keys_open_its_t
 
 
 def test_the_embedded_default_keeps_its_sealing_key_beside_the_store(tmp_path: Path) -> None:
-    from mazziere.services.server import make_keyring
+    from mazziere.services.app import make_keyring
 
     config = host_config(tmp_path, seal_keys="")
     made = make_keyring(config, keep_in=tmp_path)

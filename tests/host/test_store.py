@@ -28,7 +28,7 @@ from mazziere.services.host.store import (
     TableRecord,
     open_store,
 )
-from mazziere.services.host.store.postgres import PostgresStore
+from mazziere.services.host.store.postgres import PostgresStore, read_notification
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
 
@@ -215,13 +215,26 @@ async def test_expiring_removes_idle_tables_with_their_log(backend: Backend) -> 
     assert await store.expire(5_000) == 0
 
 
+async def test_the_latest_token_is_the_table_changed_last_closed_or_not(backend: Backend) -> None:
+    """What the server checks its kept sealing key against at start (tests/host/test_keys_at_start.py)."""
+    store = await backend.open()
+    assert await store.latest_token() is None
+    await store.create(table("t1", token=b"first"), step(0))
+    await store.create(table("t2", token=b"second", updated_ms=2_000), step(0))
+    assert await store.latest_token() == b"second"
+    assert await advance(store, "t1", 1)
+    assert await store.latest_token() == b"token-1"
+    assert await store.close("t1", step(2))
+    assert await store.latest_token() == b"token-1"
+
+
 async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> None:
     await backend.open()
     assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
     assert {name: backend.columns(name) for name in ("tables", "capabilities", "steps", "seen")} == {
         "tables": [
             *("table_id", "game", "token", "seq", "seat_keys", "settings", "due_ms"),
-            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms"),
+            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms", "owner"),
         ],
         "capabilities": ["table_id", "audience", "digest"],
         "steps": ["table_id", "seq", "action"],
@@ -261,20 +274,26 @@ async def test_a_store_of_a_newer_schema_is_refused(backend: Backend) -> None:
 
 async def test_a_listener_hears_every_hosts_notifications(backend: Backend) -> None:
     speaker, hearer = await backend.hosts(2)
-    heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    heard: asyncio.Queue[tuple[str, int, str]] = asyncio.Queue()
 
-    async def failing(table_id: str, seq: int) -> None:
+    async def failing(table_id: str, seq: int, revoked: str) -> None:
         raise RuntimeError("a listener that fails does not stop the others")
 
-    async def listener(table_id: str, seq: int) -> None:
-        await heard.put((table_id, seq))
+    async def listener(table_id: str, seq: int, revoked: str) -> None:
+        await heard.put((table_id, seq, revoked))
 
     await hearer.listen(failing)
     await hearer.listen(listener)
     await speaker.notify("t1", 3)
     await speaker.notify("with:colon", 12)
     await hearer.notify("t2", 1)
-    assert [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(3)] == [("t1", 3), ("with:colon", 12), ("t2", 1)]
+    await speaker.notify("t1", 3, revoked="spectators")  # a capability reissued: its streams end on every host
+    assert [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(4)] == [
+        ("t1", 3, ""),
+        ("with:colon", 12, ""),
+        ("t2", 1, ""),
+        ("t1", 3, "spectators"),
+    ]
 
 
 async def test_reopened_the_store_keeps_every_table(backend: Backend) -> None:
@@ -383,7 +402,7 @@ async def test_a_dropped_listening_connection_is_made_again(postgres: Backend) -
     speaker, hearer = await backend.hosts(2)
     heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
 
-    async def listener(table_id: str, seq: int) -> None:
+    async def listener(table_id: str, seq: int, revoked: str) -> None:
         await heard.put((table_id, seq))
 
     await hearer.listen(listener)
@@ -429,3 +448,12 @@ async def test_a_postgres_error_names_the_server_but_not_the_password() -> None:
     await store.aclose()
     with pytest.raises(StoreError, match="not a connection string"):
         PostgresStore("postgresql://[broken")
+
+
+def test_a_notification_of_a_later_version_is_read_for_what_this_one_knows() -> None:
+    """During a rolling deploy replicas of two versions hear each other: fields after the seq this version does not
+    know are kept aside and ignored."""
+    assert read_notification("t_abc:12") == ("t_abc", "12", {})
+    assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12", {"phase": "waiting", "more": "1"})
+    assert read_notification("with:colon:12") == ("with:colon", "12", {})
+    assert read_notification("t_abc:12:revoked=0") == ("t_abc", "12", {"revoked": "0"})

@@ -16,15 +16,15 @@ def test_the_bench_loop_plays_random_decisions_through_the_environment(game_id: 
 
 def test_the_summary_lists_every_headline_row_and_marks_the_missing_ones() -> None:
     results: list[goals.Result] = []
-    line = goals.verdict("TableCore.act, memo miss", 35.0, 40.0, "µs", at_most=True)
-    assert line == "goal: TableCore.act, memo miss <= 40 µs: 35.00 µs  PASS"
+    line = goals.verdict("TableService.act, memo miss", 35.0, 40.0, "µs", at_most=True)
+    assert line == "goal: TableService.act, memo miss <= 40 µs: 35.00 µs  PASS"
     results.append(goals.RESULTS.pop())
     goals.note("an extra figure", "1.5 x")
     results.append(goals.RESULTS.pop())
     table = goals.summary(results).splitlines()
     assert len(table) == 1 + len(goals.HEADLINE) + 1
     rows = dict(zip([name for _, name, _ in goals.HEADLINE], table[1:], strict=False))
-    assert rows["bench.act: whole TableCore.act, memo miss"].split()[-1] == "PASS"
+    assert rows["bench.act: whole TableService.act, memo miss"].split()[-1] == "PASS"
     missing = rows["bench.engine: Sette e mezzo vs RLCard blackjack"]
     assert "not run" in missing and missing.split()[-1] == "MISS"
     assert table[-1].startswith("an extra figure") and table[-1].split()[-1] == "-"

@@ -10,10 +10,11 @@ from dataclasses import replace
 import grpc
 import pytest
 
+from mazziere.services.app import App
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
+from mazziere.services.grpc.server import ServerThread
+from mazziere.services.table.sealing import Keyring
 from tests.service.helpers import Client
 
 KEYS = f"k2:{base64.b64encode(os.urandom(32)).decode()},k1:{base64.b64encode(os.urandom(32)).decode()}"
@@ -25,7 +26,7 @@ class Running:
 
     def __init__(self, config: Config) -> None:
         self.app = App(config, keyring=Keyring.parse(config.seal_keys) if config.seal_keys else None)
-        self.server = ServerThread(self.app)
+        self.server = ServerThread(self.app.grpc)
         self.port = self.server.start()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = service_pb2_grpc.TableServiceStub(self.channel)

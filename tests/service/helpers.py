@@ -16,7 +16,7 @@ from mazziere.engine.table import TableState
 from mazziere.services.gen.mazziere.v1 import cards_pb2
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
+from mazziere.services.table.sealing import Keyring
 
 SEATS = {"sette_e_mezzo": 3, "saltacavallo": 4, "trentuno": 3}
 CHIPS = 50

@@ -14,14 +14,15 @@ import pytest
 from mazziere import engine
 from mazziere.engine import bots
 from mazziere.engine.codec import from_data
-from mazziere.services.codec import to_plain, to_proto
+from mazziere.services.app import App
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.methods import SERVICE_NAME, act_cost, table_methods
-from mazziere.services.server import App
-from mazziere.services.servicer import _update, served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.table.methods import SERVICE_NAME, act_cost, table_methods
+from mazziere.services.wire.answers import seat_update
+from mazziere.services.wire.codec import to_plain, to_proto
 from tests.conformance.updates import reference_update
 from tests.service.conftest import Running
 from tests.service.helpers import Client, Table, visible_cards
@@ -165,7 +166,7 @@ def test_advise_is_counted_and_logged_like_every_method(running: Running, client
 def test_advise_and_sampling_bots_run_off_the_move_workers(running: Running) -> None:
     """An advice, a sampling bot's move and a replay play out many deals: each has a cost class of its own (its
     own workers and places), so none ever holds a move's worker."""
-    costs = {m.name: m.cost(m.request_class()) for m in table_methods(running.app.core)}
+    costs = {m.name: m.cost(m.request_class()) for m in table_methods(running.app.table)}
     assert costs == {
         "ListGames": CostClass.MOVE,
         "CreateTable": CostClass.MOVE,
@@ -233,7 +234,7 @@ def test_the_fast_auto_update_is_the_reference_with_auto_set(game: str) -> None:
             want = reference_update(out.state, viewer, out.events)
             for event in want.events:
                 event.auto = True
-            assert pb.SeatUpdate.FromString(_update(out.state, viewer, out.events, auto=True)) == want
+            assert pb.SeatUpdate.FromString(seat_update(out.state, viewer, out.events, auto=True)) == want
 
 
 def auto_request(table: Table, **fields: Any) -> svc.ActRequest:

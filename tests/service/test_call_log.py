@@ -60,6 +60,8 @@ def test_the_hosts_call_lines_carry_the_hosted_tables_id(tmp_path: Path) -> None
             )
     finally:
         hosted.close()
-    for method in ("OpenTable", "GetHostedTable", "Play", "CreateTable", "GetView", "Act"):
+    for method in ("OpenTable", "GetHostedTable", "Play"):
         found = lines(logs, method)
         assert found and all(e["table_id"] == opened.table_id for e in found), (method, found)
+    for method in ("CreateTable", "GetView", "Act"):  # the host's engine work is part of its own call, admitted once
+        assert not lines(logs, method), method

@@ -11,12 +11,12 @@ from mazziere import engine
 from mazziere.engine.codec import is_record, record_fields
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.table import Event, LegalAction
-from mazziere.services.codec import enum_prefix, to_plain
 from mazziere.services.errors import all_reasons
 from mazziere.services.gen.mazziere.v1 import errors_pb2
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.servicer import served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.wire.codec import enum_prefix, to_plain
 from tests.service.helpers import Client
 
 

@@ -279,5 +279,5 @@ def test_a_replay_cut_short_by_its_deadline(running: Running) -> None:
         actions=[pb.Action(seat=0, kind="DEAL")] * 3,
     )
     with pytest.raises(Exception) as caught:
-        running.app.core.replay(request, replace(Call(), time_remaining=lambda: 0.0))
+        running.app.table.replay(request, replace(Call(), time_remaining=lambda: 0.0))
     assert getattr(caught.value, "reason", "") == "DEADLINE_EXCEEDED"

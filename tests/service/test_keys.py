@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from mazziere.services.sealing import Keyring
+from mazziere.services.table.sealing import Keyring
 from tests.service.test_process import ROOT, free_port
 
 

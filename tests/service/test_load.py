@@ -19,8 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from mazziere import engine
-from mazziere.services import servicer
-from mazziere.services.codec import to_proto
+from mazziere.services.app import App
 from mazziere.services.config import Config
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
@@ -28,8 +27,10 @@ from mazziere.services.core.dispatch import Method
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, ServerThread
+from mazziere.services.grpc.server import ServerThread
+from mazziere.services.table import service as servicer
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.wire.codec import to_proto
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 
@@ -42,7 +43,7 @@ shed call or a health check takes about a millisecond)."""
 class Served:
     def __init__(self, config: Config, extra: list[Method] | None = None) -> None:
         self.app = App(config, extra_methods=extra or [], keyring=Keyring.parse(KEYS))
-        self.server = ServerThread(self.app)
+        self.server = ServerThread(self.app.grpc)
         self.port = self.server.start()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
         self.stub = service_pb2_grpc.TableServiceStub(self.channel)
@@ -216,13 +217,13 @@ def test_a_long_replay_is_cut_at_its_time_budget_while_short_calls_answer(big: s
 @pytest.fixture
 def slow_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every replay step takes at least 5 ms, so a long replay outlasts the limits under test on any machine."""
-    real = servicer._step
+    real = servicer._replay_step
 
     def slow(*args: Any, **kwargs: Any) -> Any:
         time.sleep(0.005)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(servicer, "_step", slow)
+    monkeypatch.setattr(servicer, "_replay_step", slow)
 
 
 @pytest.mark.usefixtures("slow_steps")
@@ -313,12 +314,12 @@ def test_only_answered_tokens_are_remembered() -> None:
             small.stub.CreateTable(request, timeout=10)
         info = error_info(caught.value)
         assert info is not None and info.reason == "RESPONSE_TOO_LARGE"
-        assert len(small.app.core.recent) == 0
+        assert len(small.app.table.recent) == 0
     finally:
         small.close()
     served = Served(BASE)
     try:
         answer = served.stub.CreateTable(request, timeout=10)
-        assert served.app.core.recent.get(answer.state) is not None
+        assert served.app.table.recent.get(answer.state) is not None
     finally:
         served.close()

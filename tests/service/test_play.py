@@ -17,8 +17,9 @@ from mazziere.engine.visibility import TableCard, Viewer, redact
 from mazziere.services.core.call import Call
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import TableCore, served_games
+from mazziere.services.table.games import served_games
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
 from tests.service.conftest import KEYS, Running
 from tests.service.helpers import CHIPS, Client, visible_cards
 
@@ -146,7 +147,7 @@ def test_a_rotated_key_still_opens_old_tokens(running: Running) -> None:
     old = running.client.create("trentuno")
     # A new server whose first key is new and whose others are the running server's.
     rotated = Keyring.parse(f"k3:{base64.b64encode(bytes(range(32))).decode()},{KEYS}")
-    core = TableCore(rotated)
+    core = TableService(rotated)
 
     resp = core.get_view(
         svc.GetViewRequest(table_id=old.table_id, state=old.state, seat=0, seat_key=old.keys[0]), Call()

@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from mazziere.services import cli
-from mazziere.services.sealing import Keyring, new_key_entry, read_header
+from mazziere.services.table.sealing import Keyring, new_key_entry, read_header
 from tests.service.conftest import BASE, Running
 from tests.service.helpers import Table, error_info
 

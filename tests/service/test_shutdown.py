@@ -14,14 +14,14 @@ import grpc
 import pytest
 from google.protobuf import empty_pb2
 
+from mazziere.services.app import App
 from mazziere.services.config import Config
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
 from mazziere.services.core.dispatch import Method
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
-from mazziere.services.sealing import Keyring
-from mazziere.services.server import App, GrpcServer
+from mazziere.services.table.sealing import Keyring
 from tests.service.conftest import BASE, KEYS
 from tests.service.helpers import error_info
 from tests.service.test_load import Served, long_game, replay_request, slow_steps  # noqa: F401 (a fixture)
@@ -81,7 +81,7 @@ class Stoppable:
 
     def __init__(self, config: Config, extra: list[Method] | None = None) -> None:
         self.app = App(config, extra_methods=extra or [], keyring=Keyring.parse(KEYS))
-        self.server = GrpcServer(self.app)
+        self.server = self.app.grpc
         self.loop = asyncio.new_event_loop()
         self.stop: asyncio.Event | None = None
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 import pytest
 
 from mazziere import engine
-from mazziere.services.sealing import PAD_TO, Keyring
+from mazziere.services.table.sealing import PAD_TO, Keyring
 from tests.conformance.harness import scramble_hidden
 from tests.helpers import replace
 

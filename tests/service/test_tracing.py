@@ -22,10 +22,10 @@ from structlog.testing import capture_logs
 
 from mazziere.services.config import ConfigError
 from mazziere.services.core import tracing
+from mazziere.services.core.logs import add_trace
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.logs import add_trace
 from tests.gateway.conftest import BASE, Gateway
 from tests.service.helpers import Client
 

@@ -19,12 +19,14 @@ import pytest
 from google.protobuf import json_format
 
 from mazziere.services.core.call import Call
-from mazziere.services.gateway.errors import HTTP_STATUS
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.sealing import Keyring
-from mazziere.services.servicer import Holding, TableAnswer, TableCore, Written, served_games
+from mazziere.services.http.errors import HTTP_STATUS
+from mazziere.services.table.games import served_games
+from mazziere.services.table.sealing import Keyring
+from mazziere.services.table.service import TableService
+from mazziere.services.wire.answers import Holding, TableAnswer, Written
 from tests.gateway.conftest import BASE, Gateway
 from tests.service.helpers import Client, error_info
 
@@ -45,8 +47,8 @@ class Writes:
         self.count: Counter[str] = Counter()
         self.threads: set[str] = set()
         for cls, name, label in (
-            (TableAnswer, "_bytes", "protobuf"),
-            (TableAnswer, "_json", "json"),
+            (TableAnswer, "write", "protobuf"),
+            (TableAnswer, "data", "json"),
             (Written, "message", "message"),
         ):
             monkeypatch.setattr(cls, name, self._spy(getattr(cls, name), label))
@@ -126,7 +128,7 @@ def test_a_rest_replay_is_refused_by_its_protobuf_size_as_over_grpc() -> None:
     create = svc.CreateTableRequest(
         game="sette_e_mezzo", seats=[pb.Seat(name=f"p{i}", chips=9) for i in range(6)], seed=b"seed"
     )
-    core = TableCore(Keyring([("k", bytes(32))]))
+    core = TableService(Keyring([("k", bytes(32))]))
     bank = core.create_table(create, Call()).to_act[0]
     request = svc.ReplayRequest(create=create, table_id="t_big", actions=[pb.Action(seat=bank, kind="DEAL")])
     size = core.answer_replay(request, Call()).ByteSize()
@@ -146,7 +148,7 @@ def test_a_rest_replay_is_refused_by_its_protobuf_size_as_over_grpc() -> None:
 
 def test_a_caller_in_the_process_gets_messages() -> None:
     """The plain methods answer messages (the written bytes parsed once); the served ones answer them written."""
-    core = TableCore(Keyring([("k", bytes(32))]), trusted_mode=True)
+    core = TableService(Keyring([("k", bytes(32))]), trusted_mode=True)
     create = svc.CreateTableRequest(game="trentuno", seats=[pb.Seat(name=n, chips=5) for n in "abc"], seed=b"m")
     table = core.create_table(create, Call())
     assert isinstance(table, svc.CreateTableResponse) and table.updates
@@ -170,7 +172,7 @@ def test_a_caller_in_the_process_gets_messages() -> None:
 def test_the_written_bytes_are_the_messages_own(game: str) -> None:
     """On whole games: what gRPC sends is exactly what the message it parses to serializes to (the bytes the server
     sent when it parsed and serialized the answer again), every field in number order."""
-    core = TableCore(Keyring([("k", bytes(32))]))
+    core = TableService(Keyring([("k", bytes(32))]))
     rng = random.Random(game)
     create = svc.CreateTableRequest(game=game, seats=[pb.Seat(name=f"p{i}", chips=5) for i in range(4)], seed=b"w")
     first = core.answer_create_table(create, Call())
@@ -214,7 +216,7 @@ def _same_bytes(answer: Written[Any]) -> Any:
 def test_an_echoed_action_keeps_what_the_caller_sent() -> None:
     """An Act names its move: the answer sends the request's own Action back (fields this server does not know
     included, as a message copied from the request did)."""
-    core = TableCore(Keyring([("k", bytes(32))]), trusted_mode=True)
+    core = TableService(Keyring([("k", bytes(32))]), trusted_mode=True)
     create = svc.CreateTableRequest(game="trentuno", seats=[pb.Seat(name=n, chips=5) for n in "abc"], seed=b"e")
     table = core.create_table(create, Call())
     deal = pb.Action(seat=table.to_act[0], kind="DEAL").SerializeToString()

@@ -97,6 +97,9 @@ class Server:
             data_dir=str(data),
             public_url=self.url,
             bot_delay_ms="40",
+            caller_tables_per_minute="1000",  # every page of the tests calls from 127.0.0.1
+            caller_open_tables="1000",
+            caller_reads_per_second="1000",
         )
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -249,11 +252,17 @@ def person(browser: Any, width: int = 900, height: int = 900) -> Person:
     page = context.new_page()
     someone = Person(context, page)
     page.on("pageerror", lambda error: someone.errors.append(str(error)))
-    # Chromium logs every load or script the page's Content-Security-Policy blocks.
-    page.on("console", lambda msg: someone.errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    # Chromium logs every load or script the page's Content-Security-Policy blocks, and every feature of its
+    # Permissions-Policy it does not know or that the page was refused.
+    page.on("console", lambda msg: someone.errors.append(msg.text) if _policy_message(msg.text) else None)
     page.on("response", lambda response: someone.responses.append(response))
     page.on("requestfinished", lambda request: someone.finished.append(request))
     return someone
+
+
+def _policy_message(text: str) -> bool:
+    lowered = text.lower()
+    return any(name in lowered for name in ("content security policy", "permissions-policy", "permissions policy"))
 
 
 def view_codes(value: Any) -> set[str]:

@@ -284,8 +284,9 @@ def test_trentuno_exchanges_by_picking_cards_with_mouse_and_keyboard(browser: An
 
 def test_a_hand_by_keyboard_at_phone_width(browser: Any, server: Server, tmp_path: Path) -> None:
     """Focus goes to the first move; Tab moves between moves and Enter plays one. Every button and card is named;
-    the advice fits the phone's width."""
-    me = open_solo(browser, server, "sette_e_mezzo", 390, {"pack": "FRENCH"}, ("cautious", "best"))
+    the advice fits the phone's width. A bot holds the bank, so the person has a choice to stand in the first hand."""
+    options = {"pack": "FRENCH", "first_bank": "SEAT"}
+    me = open_solo(browser, server, "sette_e_mezzo", 390, options, ("cautious", "best"), {"first_bank_seat": "1"})
     page = me.page
     advised = False
     for kinds in my_turns(me):
@@ -440,6 +441,8 @@ def test_the_gateway_serves_the_page_at_play_beside_the_api(server: Server) -> N
         assert '<div id="app"' in answer.read().decode()
         policy = answer.headers["content-security-policy"]  # the pages' tests above see no violation of it
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
+        assert answer.headers["cross-origin-opener-policy"] == "same-origin"  # nor is there any of this one's
+        assert "clipboard-write=(self)" in answer.headers["permissions-policy"]  # "copy the invite link"
     with urllib.request.urlopen(f"{server.url}/play/app.js", timeout=10) as answer:
         assert answer.headers["content-type"].startswith("text/javascript")
     with urllib.request.urlopen(f"{server.url}/v1/games", timeout=10) as answer:

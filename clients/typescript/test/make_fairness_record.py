@@ -7,7 +7,7 @@ pack) or after a few hundred moves, when ``engine.gather`` closes the table (as 
 
 One line per step: ``{"table": <game>, "seq": n, "update": {"events": [...]}}``, the events as the spectator
 sees them (``redact_events(events, None)``) in the REST JSON of ``mazziere.v1.Event``
-(``services.jsonwire.write``). The test reads every ``events`` array of a line, as ``mazziere verify`` does, and
+(``services.wire.jsondata.write``). The test reads every ``events`` array of a line, as ``mazziere verify`` does, and
 groups the lines by ``table``.
 
 Run from the repository root, with the engine's environment:
@@ -24,8 +24,8 @@ from pathlib import Path
 
 from mazziere import engine
 from mazziere.engine.events import redact_events
-from mazziere.services import jsonwire
 from mazziere.services.gen.mazziere.v1 import table_pb2
+from mazziere.services.wire import jsondata
 
 OUT = Path(__file__).with_name("fairness_record.ndjson")
 GAMES = {
@@ -37,7 +37,7 @@ GAMES = {
 
 
 def public(events: tuple[engine.Event, ...]) -> list[dict]:
-    return [jsonwire.write(e, table_pb2.Event) for e in redact_events(events, None)]
+    return [jsondata.write(e, table_pb2.Event) for e in redact_events(events, None)]
 
 
 def play(game: str, names: str, chips: int, moves: int) -> list[dict]:

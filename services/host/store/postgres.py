@@ -6,9 +6,11 @@ autocommit mode with explicit transactions). A move is one transaction: the cond
 ``SELECT ... FOR UPDATE SKIP LOCKED``, so two replicas claiming at once never get the same table.
 
 Every replica hears every step by LISTEN/NOTIFY on one channel, :data:`CHANNEL`, with the payload
-``"table_id:seq"``, on a connection kept for listening alone: when it drops, the store connects again (waiting a
-little longer after each failure) and listens on. A notification sent while it was down is not heard: watchers
-catch up from the log (:meth:`PostgresStore.steps`).
+``"table_id:seq"``, and every reissued capability with ``"table_id:seq:revoked=<audience>"`` (a later version may
+add other ``:name=value`` fields, which this one ignores), on a connection
+kept for listening alone: when it drops, the store connects again (waiting a little longer after each failure),
+listens on, and tells its host that notifications may have been lost meanwhile: the host reads the latest seq of
+every table it has watchers of, and they catch up from the log (:meth:`PostgresStore.steps`).
 
 The schema is made and migrated forward at the first call (or :meth:`PostgresStore.open`), under an advisory lock
 so replicas starting together migrate once.
@@ -17,7 +19,7 @@ so replicas starting together migrate once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import psycopg
@@ -26,8 +28,9 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
 
-from mazziere.services.host.store import Listener, Step, StoreError, TableRecord, schema
-from mazziere.services.logs import get_logger
+from mazziere.services.core.logs import get_logger
+from mazziere.services.host.store import schema
+from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 
 Connection = AsyncConnection[TupleRow]
 log = get_logger("mazziere.host.store")
@@ -45,32 +48,52 @@ RETRY_MAX_S = 5.0
 """The wait before connecting again after a failed attempt, doubled each time up to this."""
 
 _SQL = schema.POSTGRES.sql
-INSERT_TABLE = _SQL(schema.INSERT_TABLE)
-SELECT_TABLE = _SQL(schema.SELECT_TABLE)
-SELECT_CAPABILITIES = _SQL(schema.SELECT_CAPABILITIES)
-INSERT_CAPABILITY = _SQL(schema.INSERT_CAPABILITY)
-UPSERT_CAPABILITY = _SQL(schema.UPSERT_CAPABILITY)
-INSERT_STEP = _SQL(schema.INSERT_STEP)
-INSERT_SEEN = _SQL(schema.INSERT_SEEN)
-ADVANCE = _SQL(schema.ADVANCE)
-CLOSE = _SQL(schema.CLOSE)
-SELECT_SEEN = _SQL(schema.SELECT_SEEN)
+SQL = schema.Statements.of(schema.POSTGRES)
 CLAIM = _SQL(
     "WITH claimed AS (UPDATE tables SET lease_owner = %s, lease_until_ms = %s "
     f"WHERE table_id IN (SELECT table_id {schema.DUE} FOR UPDATE SKIP LOCKED) RETURNING table_id, seq, due_ms) "
     "SELECT table_id, seq FROM claimed ORDER BY due_ms, table_id"
 )
-EXPIRE = _SQL(schema.EXPIRE)
-COUNT = _SQL(schema.COUNT)
 NOTIFY = "SELECT pg_notify(%s, %s)"
+USAGE = "SELECT " + " + ".join(f"pg_total_relation_size('{t}')" for t in ("tables", "capabilities", "steps", "seen"))
+
+
+async def _migrate(conn: Connection, statement: schema.Migration) -> None:
+    if isinstance(statement, schema.AddColumn):
+        rows = await (await conn.execute(schema.COLUMNS["postgresql"], (statement.table,))).fetchall()
+        if statement.column not in {row[0] for row in rows}:
+            await conn.execute(statement.sql)
+        return
+    await conn.execute(_SQL(statement))
 
 
 async def _append(conn: Connection, table_id: str, step: Step) -> None:
     row, seen = schema.step_rows(table_id, step)
-    await conn.execute(INSERT_STEP, row)
+    await conn.execute(SQL.insert_step, row)
     if seen:
         async with conn.cursor() as cursor:
-            await cursor.executemany(INSERT_SEEN, seen)
+            await cursor.executemany(SQL.insert_seen, seen)
+
+
+REVOKED = "revoked"
+"""The field of a notification that names the audience whose capability was reissued."""
+
+
+def read_notification(payload: str) -> tuple[str, str, dict[str, str]]:
+    """A notification's table id, seq and fields: ``<table_id>:<seq>``, then any ``:<name>=<value>`` fields (this
+    version reads :data:`REVOKED`; one it does not know is kept and ignored, so replicas of two versions side by
+    side, in a rolling deploy, hear each other)."""
+    parts = payload.split(":")
+    fields: dict[str, str] = {}
+    while len(parts) > 2 and "=" in parts[-1]:
+        name, _, value = parts.pop().partition("=")
+        fields.setdefault(name, value)
+    return ":".join(parts[:-1]), parts[-1], fields
+
+
+def notification_payload(table_id: str, seq: int, revoked: str = "") -> str:
+    """The payload :func:`read_notification` reads."""
+    return f"{table_id}:{seq}:{REVOKED}={revoked}" if revoked else f"{table_id}:{seq}"
 
 
 class PostgresStore:
@@ -93,6 +116,7 @@ class PostgresStore:
         self._ready = False
         self._closed = False
         self._listeners: list[Listener] = []
+        self._missed: list[Missed] = []
         self._listening: asyncio.Future[None] | None = None
         self._listen_task: asyncio.Task[None] | None = None
 
@@ -144,48 +168,48 @@ class PostgresStore:
                     await conn.execute(schema.INSERT_VERSION)
                     row = await (await conn.execute(schema.SELECT_VERSION)).fetchone()
                     for statement in schema.pending(row[0] if row else 0):
-                        await conn.execute(_SQL(statement))
+                        await _migrate(conn, statement)
                     await conn.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
                 self._ready = True
         return self
 
     async def create(self, table: TableRecord, first: Step) -> None:
         async with self._transaction("create") as conn:
-            await conn.execute(INSERT_TABLE, schema.table_row(table, self._clock()))
+            await conn.execute(SQL.insert_table, schema.table_row(table, self._clock()))
             if table.capabilities:
                 async with conn.cursor() as cursor:
                     rows = [(table.table_id, audience, digest) for audience, digest in table.capabilities.items()]
-                    await cursor.executemany(INSERT_CAPABILITY, rows)
+                    await cursor.executemany(SQL.insert_capability, rows)
             await _append(conn, table.table_id, first)
 
     async def get(self, table_id: str) -> TableRecord | None:
         async with self._transaction("get") as conn:
-            row = await (await conn.execute(SELECT_TABLE, (table_id,))).fetchone()
+            row = await (await conn.execute(SQL.select_table, (table_id,))).fetchone()
             if row is None:
                 return None
-            capabilities = await (await conn.execute(SELECT_CAPABILITIES, (table_id,))).fetchall()
+            capabilities = await (await conn.execute(SQL.select_capabilities, (table_id,))).fetchall()
             return schema.table_record(row, capabilities)
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
         async with self._transaction("advance") as conn:
             parameters = (token, step.seq, due_ms, self._clock(), table_id, expected_seq)
-            if (await conn.execute(ADVANCE, parameters)).rowcount != 1:
+            if (await conn.execute(SQL.advance, parameters)).rowcount != 1:
                 return False
             await _append(conn, table_id, step)
             return True
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         async with self._transaction("steps") as conn:
-            rows = await (await conn.execute(SELECT_SEEN, (table_id, audience, after_seq, limit))).fetchall()
+            rows = await (await conn.execute(SQL.select_seen, (table_id, audience, after_seq, limit))).fetchall()
             return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
         async with self._transaction("set_capability") as conn:
-            await conn.execute(UPSERT_CAPABILITY, (audience, digest, table_id))
+            await conn.execute(SQL.upsert_capability, (audience, digest, table_id))
 
     async def close(self, table_id: str, step: Step) -> bool:
         async with self._transaction("close") as conn:
-            if (await conn.execute(CLOSE, (step.seq, self._clock(), table_id, step.seq))).rowcount != 1:
+            if (await conn.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq))).rowcount != 1:
                 return False
             await _append(conn, table_id, step)
             return True
@@ -197,26 +221,56 @@ class PostgresStore:
 
     async def expire(self, idle_before_ms: int) -> int:
         async with self._transaction("expire") as conn:
-            return (await conn.execute(EXPIRE, (idle_before_ms,))).rowcount
+            return (await conn.execute(SQL.expire, (idle_before_ms,))).rowcount
 
     async def count(self) -> int:
         async with self._transaction("count") as conn:
-            row = await (await conn.execute(COUNT)).fetchone()
+            row = await (await conn.execute(SQL.count)).fetchone()
             return int(row[0]) if row else 0
 
-    async def notify(self, table_id: str, seq: int) -> None:
-        async with self._transaction("notify") as conn:
-            await conn.execute(NOTIFY, (CHANNEL, f"{table_id}:{seq}"))
+    async def latest_token(self) -> bytes | None:
+        async with self._transaction("latest_token") as conn:
+            row = await (await conn.execute(SQL.latest_token)).fetchone()
+            return bytes(row[0]) if row else None
 
-    async def listen(self, listener: Listener) -> None:
+    async def count_owned(self, owner: str) -> int:
+        async with self._transaction("count_owned") as conn:
+            row = await (await conn.execute(SQL.count_owned, (owner,))).fetchone()
+            return int(row[0]) if row else 0
+
+    async def usage(self) -> tuple[int, int]:
+        """The tables, and the bytes of the store's four tables with their indexes and TOAST (dead rows included
+        until vacuumed)."""
+        async with self._transaction("usage") as conn:
+            row = await (await conn.execute(SQL.count_all)).fetchone()
+            size = await (await conn.execute(USAGE)).fetchone()
+            return (int(row[0]) if row else 0), (int(size[0]) if size else 0)
+
+    async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
+        async with self._transaction("notify") as conn:
+            await conn.execute(NOTIFY, (CHANNEL, notification_payload(table_id, seq, revoked)))
+
+    async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        async with self._transaction("seqs") as conn:
+            found = {}
+            for table_id in table_ids:
+                row = await (await conn.execute(SQL.select_seq, (table_id,))).fetchone()
+                if row is not None:
+                    found[table_id] = int(row[0])
+            return found
+
+    async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
         """Listen from now on: returns once the listening connection listens (a StoreError if it cannot
-        connect)."""
+        connect). Each time it listens again after a drop, ``missed`` is told (a notification sent meanwhile was
+        lost)."""
         await self.open()
         if self._listening is None or self._listen_task is None or self._listen_task.done():
             self._listening = asyncio.get_running_loop().create_future()
             self._listen_task = asyncio.create_task(self._listen(self._listening), name="mazziere-host-listen")
         await asyncio.shield(self._listening)
         self._listeners.append(listener)
+        if missed is not None:
+            self._missed.append(missed)
 
     async def _listen(self, listening: asyncio.Future[None]) -> None:
         """Listen until closed: connect, LISTEN, hear; after a drop, connect again."""
@@ -235,6 +289,7 @@ class PostgresStore:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     if listening.done():
                         log.info("host_store_listening_again", store=self._where)
+                        await self._catch_up()
                     else:
                         listening.set_result(None)
                     delay = RETRY_FIRST_S
@@ -249,17 +304,25 @@ class PostgresStore:
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_S)
 
+    async def _catch_up(self) -> None:
+        """Tell every listener that notifications may have been lost (while the connection was down)."""
+        for missed in list(self._missed):
+            try:
+                await missed()
+            except Exception:
+                log.exception("host_store_catch_up_failed")
+
     async def _hear(self, conn: Connection) -> None:
         """Pass on each notification; when none came for a while, check the server still answers (raises if not)."""
         while True:
             async for notification in conn.notifies(timeout=HEALTH_EVERY_S):
-                table_id, _, seq = notification.payload.rpartition(":")
+                table_id, seq, fields = read_notification(notification.payload)
                 if not table_id or not seq.isdigit():
                     log.warning("host_store_notification_unreadable", payload=notification.payload[:100])
                     continue
                 for listener in list(self._listeners):
                     try:
-                        await listener(table_id, int(seq))
+                        await listener(table_id, int(seq), fields.get(REVOKED, ""))
                     except Exception:
                         log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
             await asyncio.wait_for(conn.execute("SELECT 1"), HEALTH_TIMEOUT_S)
@@ -270,6 +333,7 @@ class PostgresStore:
             return
         self._closed = True
         self._listeners.clear()
+        self._missed.clear()
         if self._listen_task is not None:
             self._listen_task.cancel()
             await asyncio.gather(self._listen_task, return_exceptions=True)

@@ -6,7 +6,8 @@ on disk (the log synced) when its call returns, so neither a killed host nor a l
 players were answered; at a move's pace (people's turns) the one sync per step costs nothing that shows.
 
 One host process only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
-second host on the same file refuses to start. Listeners hear this host's notifications (there is no other).
+second host on the same file refuses to start. Listeners hear this host's notifications (there is no other): its
+steps, and its reissued capabilities.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ import asyncio
 import fcntl
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mazziere.services.host.store import Listener, Step, StoreError, TableRecord, schema
-from mazziere.services.logs import get_logger
+from mazziere.services.core.logs import get_logger
+from mazziere.services.host.store import schema
+from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")
@@ -31,20 +33,10 @@ MEMORY = ":memory:"
 """The path of a database in memory (tests): no file, no lock, gone when closed."""
 
 _SQL = schema.SQLITE.sql
-INSERT_TABLE = _SQL(schema.INSERT_TABLE)
-SELECT_TABLE = _SQL(schema.SELECT_TABLE)
-SELECT_CAPABILITIES = _SQL(schema.SELECT_CAPABILITIES)
-INSERT_CAPABILITY = _SQL(schema.INSERT_CAPABILITY)
-UPSERT_CAPABILITY = _SQL(schema.UPSERT_CAPABILITY)
-INSERT_STEP = _SQL(schema.INSERT_STEP)
-INSERT_SEEN = _SQL(schema.INSERT_SEEN)
-ADVANCE = _SQL(schema.ADVANCE)
-CLOSE = _SQL(schema.CLOSE)
-SELECT_SEEN = _SQL(schema.SELECT_SEEN)
+SQL = schema.Statements.of(schema.SQLITE)
 DUE = _SQL("SELECT table_id, seq " + schema.DUE)
 LEASE = _SQL(schema.LEASE)
-EXPIRE = _SQL(schema.EXPIRE)
-COUNT = _SQL(schema.COUNT)
+PAGES = ("page_count", "freelist_count", "page_size")
 
 
 @contextmanager
@@ -59,10 +51,19 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
             db.execute("ROLLBACK")
 
 
+def _migrate(db: sqlite3.Connection, statement: schema.Migration) -> None:
+    if isinstance(statement, schema.AddColumn):
+        columns = {row[0] for row in db.execute(schema.COLUMNS["sqlite"], (statement.table,))}
+        if statement.column not in columns:
+            db.execute(statement.sql)
+        return
+    db.execute(schema.SQLITE.sql(statement))
+
+
 def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
     row, seen = schema.step_rows(table_id, step)
-    db.execute(INSERT_STEP, row)
-    db.executemany(INSERT_SEEN, seen)
+    db.execute(SQL.insert_step, row)
+    db.executemany(SQL.insert_seen, seen)
 
 
 class SqliteStore:
@@ -109,7 +110,7 @@ class SqliteStore:
                 db.execute(schema.INSERT_VERSION)
                 version = db.execute(schema.SELECT_VERSION).fetchone()[0]
                 for statement in schema.pending(version):
-                    db.execute(schema.SQLITE.sql(statement))
+                    _migrate(db, statement)
                 db.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"SQLite store {self.path}: cannot open: {error}") from error
@@ -143,22 +144,22 @@ class SqliteStore:
 
     def _create(self, table: TableRecord, first: Step, db: sqlite3.Connection) -> None:
         with _transaction(db):
-            db.execute(INSERT_TABLE, schema.table_row(table, self._clock()))
-            db.executemany(INSERT_CAPABILITY, [(table.table_id, a, d) for a, d in table.capabilities.items()])
+            db.execute(SQL.insert_table, schema.table_row(table, self._clock()))
+            db.executemany(SQL.insert_capability, [(table.table_id, a, d) for a, d in table.capabilities.items()])
             _append(db, table.table_id, first)
 
     @staticmethod
     def _get(table_id: str, db: sqlite3.Connection) -> TableRecord | None:
-        row = db.execute(SELECT_TABLE, (table_id,)).fetchone()
+        row = db.execute(SQL.select_table, (table_id,)).fetchone()
         if row is None:
             return None
-        return schema.table_record(row, db.execute(SELECT_CAPABILITIES, (table_id,)).fetchall())
+        return schema.table_record(row, db.execute(SQL.select_capabilities, (table_id,)).fetchall())
 
     def _advance(
         self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, db: sqlite3.Connection
     ) -> bool:
         with _transaction(db):
-            changed = db.execute(ADVANCE, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
+            changed = db.execute(SQL.advance, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
             if changed != 1:
                 return False
             _append(db, table_id, step)
@@ -166,7 +167,7 @@ class SqliteStore:
 
     def _close_table(self, table_id: str, step: Step, db: sqlite3.Connection) -> bool:
         with _transaction(db):
-            if db.execute(CLOSE, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
+            if db.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
                 return False
             _append(db, table_id, step)
             return True
@@ -210,11 +211,11 @@ class SqliteStore:
         return await self._run(partial(self._advance, table_id, expected_seq, token, due_ms, step))
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
-        rows = await self._run(partial(self._read, SELECT_SEEN, (table_id, audience, after_seq, limit)))
+        rows = await self._run(partial(self._read, SQL.select_seen, (table_id, audience, after_seq, limit)))
         return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
-        await self._run(partial(self._write, UPSERT_CAPABILITY, (audience, digest, table_id)))
+        await self._run(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
 
     async def close(self, table_id: str, step: Step) -> bool:
         return await self._run(partial(self._close_table, table_id, step))
@@ -223,24 +224,51 @@ class SqliteStore:
         return await self._run(partial(self._claim, now_ms, lease_ms, owner, limit))
 
     async def expire(self, idle_before_ms: int) -> int:
-        return await self._run(partial(self._write, EXPIRE, (idle_before_ms,)))
+        return await self._run(partial(self._write, SQL.expire, (idle_before_ms,)))
 
     async def count(self) -> int:
-        rows = await self._run(partial(self._read, COUNT, ()))
+        rows = await self._run(partial(self._read, SQL.count, ()))
         return int(rows[0][0])
 
-    async def listen(self, listener: Listener) -> None:
+    async def latest_token(self) -> bytes | None:
+        rows = await self._run(partial(self._read, SQL.latest_token, ()))
+        return bytes(rows[0][0]) if rows else None
+
+    async def count_owned(self, owner: str) -> int:
+        rows = await self._run(partial(self._read, SQL.count_owned, (owner,)))
+        return int(rows[0][0])
+
+    async def usage(self) -> tuple[int, int]:
+        """The tables, and the bytes of the database's pages in use (its free pages, which it reuses, aside)."""
+        return await self._run(self._usage)
+
+    @staticmethod
+    def _usage(db: sqlite3.Connection) -> tuple[int, int]:
+        tables = int(db.execute(SQL.count_all).fetchone()[0])
+        pages, free, size = (int(db.execute(f"PRAGMA {name}").fetchone()[0]) for name in PAGES)
+        return tables, (pages - free) * size
+
+    async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return await self._run(partial(self._seqs, list(table_ids)))
+
+    @staticmethod
+    def _seqs(table_ids: list[str], db: sqlite3.Connection) -> dict[str, int]:
+        found = ((table_id, db.execute(SQL.select_seq, (table_id,)).fetchone()) for table_id in table_ids)
+        return {table_id: int(row[0]) for table_id, row in found if row is not None}
+
+    async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
+        """In one process nothing is ever missed: ``missed`` is never called."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
         self._listeners.append(listener)
 
-    async def notify(self, table_id: str, seq: int) -> None:
+    async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
         """Tell this host's listeners, one after the other (a listener that fails is logged and skipped)."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
         for listener in list(self._listeners):
             try:
-                await listener(table_id, seq)
+                await listener(table_id, seq, revoked)
             except Exception:
                 log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
 

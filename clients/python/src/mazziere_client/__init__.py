@@ -16,6 +16,13 @@ latest state token, its sequence number and every seat's key) and sends it back 
 ``verify_record(events)`` checks a table's public record against its committed dealing (docs/fairness.md), from
 the record alone: ``verify_record(events_of(open("record.ndjson"))).ok``.
 
+``Client.watch(table_id, capability)`` follows a hosted table (``HostService.Watch``) across reconnections, every
+update once and in order::
+
+    for answer in client.watch(table_id, invite):        # ends when the table closes; Watch.cancel() stops it
+        if answer.HasField("update"):
+            print(answer.update.seq, [e.kind for e in answer.update.update.events])
+
 A refused call raises ``MazziereError`` (``.code``, ``.reason``, ``.metadata``). The generated messages and stub
 are in ``mazziere_client.v1`` (``table_pb2``, ``service_pb2``, ``service_pb2_grpc``, one module per proto file).
 """
@@ -24,10 +31,12 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from mazziere_client.client import Client, MazziereError, Table
+from mazziere_client.client import Client, Table
+from mazziere_client.errors import MazziereError
 from mazziere_client.v1.service_pb2 import ActResponse, AdviseResponse, CreateTableResponse, GetViewResponse
 from mazziere_client.v1.table_pb2 import Action, Rules, Seat, SeatKey
 from mazziere_client.verify import events_of, verify_record
+from mazziere_client.watch import Backoff, Watch
 
 try:
     __version__ = metadata.version("mazziere-client")
@@ -39,6 +48,7 @@ __all__ = [
     "ActResponse",
     "Action",
     "AdviseResponse",
+    "Backoff",
     "Client",
     "CreateTableResponse",
     "GetViewResponse",
@@ -47,6 +57,7 @@ __all__ = [
     "Seat",
     "SeatKey",
     "Table",
+    "Watch",
     "events_of",
     "verify_record",
 ]

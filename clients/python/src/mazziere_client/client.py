@@ -1,4 +1,5 @@
-"""The host loop over gRPC: ``Client`` (the channel), ``Table`` (one table's latest state) and ``MazziereError``."""
+"""The host loop over gRPC: ``Client`` (the channel, and a hosted table's ``watch``) and ``Table`` (one table's latest
+state); a refused call raises ``MazziereError`` (errors.py)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,18 @@ from types import TracebackType
 from typing import Protocol, Self, cast
 
 import grpc
-from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
+from mazziere_client.errors import MazziereError
 from mazziere_client.v1 import service_pb2 as svc
 from mazziere_client.v1 import service_pb2_grpc
 from mazziere_client.v1 import table_pb2 as pb
+from mazziere_client.watch import Backoff, Watch
 
-ERROR_DOMAIN = "mazziere.v1"
 DEFAULT_TARGET = "localhost:50051"
+# A lost connection is tried again within 5 s at most (gRPC's default waits up to 120 s between attempts), as
+# Backoff's longest wait: a Watch comes back soon after its server does.
+CHANNEL_OPTIONS = [("grpc.max_reconnect_backoff_ms", 5000)]
 
 
 class TableServiceStub(Protocol):
@@ -44,54 +46,6 @@ class TableServiceStub(Protocol):
     def Gather(self, request: svc.GatherRequest, *, timeout: float | None = None) -> svc.GatherResponse: ...
 
 
-class MazziereError(Exception):
-    """A call the service refused.
-
-    ``code`` is the gRPC status code; ``reason`` the ``ErrorInfo`` reason (a ``mazziere.v1.ErrorReason`` name
-    without its ``ERROR_REASON_`` prefix, e.g. ``"STALE_SEQUENCE"``), or ``None`` when the status carries no
-    ``ErrorInfo`` of domain ``mazziere.v1`` (e.g. a request over gRPC's size limit, or a server that cannot be
-    reached); ``metadata`` the ErrorInfo's specifics (e.g. ``expected_seq``, ``actual_seq``); ``retry_delay`` the
-    seconds of a ``RetryInfo`` (with ``OVERLOADED``), if any. Act on the reason, not on the message.
-    """
-
-    def __init__(
-        self,
-        code: grpc.StatusCode,
-        message: str,
-        reason: str | None = None,
-        metadata: dict[str, str] | None = None,
-        retry_delay: float | None = None,
-    ) -> None:
-        super().__init__(f"{code.name} {reason or '(no reason)'}: {message}")
-        self.code = code
-        self.message = message
-        self.reason = reason
-        self.metadata = dict(metadata or {})
-        self.retry_delay = retry_delay
-
-    @classmethod
-    def from_rpc_error(cls, exc: grpc.RpcError) -> MazziereError:
-        """The error of a failed call (a ``grpc.RpcError`` that is also a ``grpc.Call``, as stubs raise)."""
-        code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
-        message = (exc.details() if isinstance(exc, grpc.Call) else None) or str(exc)
-        reason: str | None = None
-        metadata: dict[str, str] = {}
-        retry_delay: float | None = None
-        try:
-            status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
-        except ValueError:  # details whose code or message disagree with the call's: not trustworthy
-            status = None
-        details: list[any_pb2.Any] = list(status.details) if status else []
-        for detail in details:
-            info = error_details_pb2.ErrorInfo()
-            retry = error_details_pb2.RetryInfo()
-            if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == ERROR_DOMAIN:
-                reason, metadata = info.reason, dict(info.metadata)
-            elif detail.Is(retry.DESCRIPTOR) and detail.Unpack(retry):
-                retry_delay = retry.retry_delay.ToTimedelta().total_seconds()
-        return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, retry_delay)
-
-
 def _as_seat(seat: pb.Seat | tuple[str, int]) -> pb.Seat:
     if isinstance(seat, pb.Seat):
         return seat
@@ -114,7 +68,8 @@ class Client:
     """A channel to ``mazziere serve`` and the calls of ``TableService``, each raising ``MazziereError`` if refused.
 
     ``target`` is ``host:port`` (any gRPC target, e.g. ``dns:///mazziere:50051``); the channel is plaintext unless
-    ``credentials`` are given. ``channel`` uses an existing channel instead (the client then does not close it).
+    ``credentials`` are given, and tries a lost connection again within 5 s at most. ``channel`` uses an existing
+    channel instead (the client then does not close it).
     ``timeout`` is each call's deadline in seconds (``None``: none). Use it as a context manager, or ``close()``.
     """
 
@@ -127,8 +82,10 @@ class Client:
         timeout: float | None = 10.0,
     ) -> None:
         self._owns_channel = channel is None
-        if channel is None:
-            channel = grpc.secure_channel(target, credentials) if credentials else grpc.insecure_channel(target)
+        if channel is None and credentials is not None:
+            channel = grpc.secure_channel(target, credentials, CHANNEL_OPTIONS)
+        elif channel is None:
+            channel = grpc.insecure_channel(target, CHANNEL_OPTIONS)
         self.channel = channel
         # The generated stub, typed: also for the calls the helper does not wrap (Replay, StreamReplay).
         make_stub: Callable[[grpc.Channel], object] = service_pb2_grpc.TableServiceStub
@@ -185,6 +142,19 @@ class Client:
         table = Table(self, created.table_id, created.state, created.seq, {k.seat: k.key for k in created.seat_keys})
         table.to_act, table.is_over, table.created = list(created.to_act), created.is_over, created
         return table
+
+    def watch(
+        self,
+        table_id: str,
+        capability: str,
+        after_seq: int = 0,
+        *,
+        backoff: Backoff | None = None,
+        on_retry: Callable[[MazziereError | None, float], None] | None = None,
+    ) -> Watch:
+        """A hosted table's updates (``HostService.Watch`` with the ``capability`` of an invite, the spectators or
+        the owner), across reconnections: every update once, in order, until the table closes (watch.py)."""
+        return Watch(self.channel, table_id, capability, after_seq, backoff=backoff, on_retry=on_retry)
 
 
 class Table:

@@ -890,7 +890,11 @@ type WatchResponse struct {
 	// Who sits where and who is connected, when it changes (and with the first answer).
 	Presence []*Presence `protobuf:"bytes,2,rep,name=presence,proto3" json:"presence,omitempty"`
 	// True in a heartbeat, sent while the table is idle so proxies keep the stream open.
-	Heartbeat     bool `protobuf:"varint,3,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	Heartbeat bool `protobuf:"varint,3,opt,name=heartbeat,proto3" json:"heartbeat,omitempty"`
+	// In a heartbeat and a presence change: the table's latest seq as this server knows it. A client whose last
+	// update is older missed a step (a server that lost its store's notifications for a while catches up by itself;
+	// a client may also watch again from its last seq).
+	Seq           int64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -944,6 +948,13 @@ func (x *WatchResponse) GetHeartbeat() bool {
 		return x.Heartbeat
 	}
 	return false
+}
+
+func (x *WatchResponse) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
 }
 
 // ReissueInviteRequest names the seat (or the spectators) whose invite the owner replaces.
@@ -1207,11 +1218,12 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\x06advice\x18\x01 \x01(\v2\x1b.mazziere.v1.AdviseResponseR\x06advice\"F\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\x93\x01\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xa5\x01\n" +
 	"\rWatchResponse\x121\n" +
 	"\x06update\x18\x01 \x01(\v2\x19.mazziere.v1.HostedUpdateR\x06update\x121\n" +
 	"\bpresence\x18\x02 \x03(\v2\x15.mazziere.v1.PresenceR\bpresence\x12\x1c\n" +
-	"\theartbeat\x18\x03 \x01(\bR\theartbeat\"S\n" +
+	"\theartbeat\x18\x03 \x01(\bR\theartbeat\x12\x10\n" +
+	"\x03seq\x18\x04 \x01(\x03R\x03seq\"S\n" +
 	"\x14ReissueInviteRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01B\a\n" +
