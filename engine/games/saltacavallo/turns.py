@@ -66,7 +66,7 @@ def living_round(lives: Sequence[int], dealer: int) -> tuple[int, ...]:
 
 
 def _bad(path: str, what: str) -> Rejected:
-    """A state no legal play makes (:func:`engine.validate.check_state` refuses it before play)."""
+    """A state no legal play makes (:func:`engine.registry.check_state` refuses it before play)."""
     return Rejected(Reason.INVALID_STATE, f"{path}: {what}")
 
 
