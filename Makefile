@@ -21,7 +21,7 @@ $(BIN)/python:
 
 $(RUNTIME): $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .  # no setuptools banner about editable installs
 	touch $@
 
 $(DEV): $(RUNTIME) $(DEV_LOCK)

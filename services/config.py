@@ -87,8 +87,10 @@ class Config:
     """The host's store: ``sqlite:///path`` or ``postgresql://...``; empty: ``<data_dir>/tables.db`` in SQLite."""
     host_replicas: int = 1
     """How many host replicas share the store (more than one needs PostgreSQL)."""
-    public_url: str = "http://localhost:8080"
-    """The web table's address as players' browsers reach it: the base of every invite link."""
+    public_url: str = ""
+    """The web table's address as players' browsers reach it: the base of every invite link. Empty: the REST port
+    as served (``http://localhost:<port>`` when it is served on every address, then reachable from this machine
+    only)."""
     engine_target: str = ""
     """The host's TableService: empty for the engine in this process, else a gRPC target (``engine:50051``)."""
     engine_api_key: str = ""
@@ -171,6 +173,8 @@ class Config:
 
     reflection: bool = True
     log_level: str = "info"
+    log_format: str = "auto"
+    """``json`` (one object a line), ``console`` (lines a person reads) or ``auto``: console on a terminal."""
     log_calls: bool = True
 
     @classmethod
@@ -210,6 +214,8 @@ class Config:
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.tenants and self.tenants_file:
             raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+        if self.log_format not in ("auto", "json", "console"):
+            raise ConfigError(f"MAZZIERE_LOG_FORMAT must be 'auto', 'json' or 'console', not {self.log_format!r}")
 
     def _check_calls(self) -> None:
         if self.workers < 1 or self.max_message_bytes < 1024:
