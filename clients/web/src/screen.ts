@@ -140,17 +140,17 @@ function pickRow(
   return row;
 }
 
-/** How long chips moving stay shown moving (ms). */
-const MOVING_MS = 2400;
+/** How long the chips moving take to float into place (ms), as style.css animates them. */
+const MOVING_MS = 1200;
 
-/** The seat's chips, and the chips the last step moved to or from it, floating for a moment. */
+/** The seat's chips, and the chips the last step moved to or from it ("+3", "−1"), until the next step. */
 function chipsLine(s: Session, seat: number, chips: bigint): HTMLElement {
   const count = el("strong", { class: "chip-count" }, String(chips));
   const line = el("p", { class: "chips" }, `${t.table.chips}: `, count);
   const moved = s.moved;
   const delta = moved?.bySeat.get(seat);
-  const elapsed = moved ? Date.now() - moved.at : MOVING_MS;
-  if (delta && elapsed < MOVING_MS) {
+  const elapsed = moved ? Math.min(Date.now() - moved.at, MOVING_MS) : MOVING_MS;
+  if (delta) {
     const badge = el("span", { class: `chip-delta ${delta > 0n ? "up" : "down"}`, "aria-hidden": "true" });
     badge.textContent = delta > 0n ? `+${delta}` : `−${-delta}`;
     // A redraw keeps the animation where it was (CSSOM, which the page's CSP allows).
@@ -453,12 +453,16 @@ export function tableScreen(s: Session, ui: Ui, h: Handlers, alertIsOn: boolean)
   const names = s.names;
   const role = s.seat !== undefined ? t.table.role(seatName(names, s.seat)) : t.table.spectator;
   const { log, fairness } = s.chronicle();
-  screen.append(el("p", { class: "role" }, role), legend(), others, middlePanel(s, ui, h));
-  if (mine) screen.append(mine);
-  screen.append(fairnessBadge(s, ui, fairness), actionBar(s, ui, h));
-  for (const panel of [advicePanel(s, ui), settlementPanel(s)]) if (panel) screen.append(panel);
-  screen.append(...logPanel(s, log));
-  if (owner && ui.invitesDone) screen.append(owner);
+  // The play (the table, your seat, the bar) and its story (the advice, the last hand, the log) side by side on a
+  // wide screen, one after the other on a phone.
+  const play = el("div", { class: "play" }, el("p", { class: "role" }, role), legend(), others, middlePanel(s, ui, h));
+  if (mine) play.append(mine);
+  play.append(fairnessBadge(s, ui, fairness), actionBar(s, ui, h));
+  const story = el("div", { class: "story" });
+  for (const panel of [advicePanel(s, ui), settlementPanel(s)]) if (panel) story.append(panel);
+  story.append(...logPanel(s, log));
+  if (owner && ui.invitesDone) story.append(owner);
+  screen.append(el("div", { class: "layout" }, play, story));
   return screen;
 }
 

@@ -19,7 +19,7 @@ const MOST_STEPS = 2000;
 /** Where the page's record of the table's past stands. */
 export type History = "whole" | "loading" | "partial";
 
-/** Chips a step moved, by seat, for the page to show them moving. */
+/** Chips the last step moved, by seat, for the page to show them moving (until the next step). */
 export interface Moved {
   seq: bigint;
   bySeat: Map<number, bigint>;
@@ -117,7 +117,7 @@ export class Session {
     this.steps = [...this.steps, u].slice(-MOST_STEPS);
     if (u.closed) this.closed = true;
     const names = this.names;
-    if (u.settlement.length) this.moved = { seq: u.seq, bySeat: netChips(u.settlement), at: Date.now() };
+    this.moved = u.settlement.length ? { seq: u.seq, bySeat: netChips(u.settlement), at: Date.now() } : null;
     if (events.some((e) => e.kind === "HAND_OVER" || e.kind === "GAME_OVER")) {
       this.hands += 1;
       this.ended = lastHand(this.steps, names, this.seat);
