@@ -45,7 +45,8 @@ SERVE = """(record) => {
     const stream = new ReadableStream({
       start(controller) {
         if (after < 0) {
-          for (const step of steps.filter((s) => Number(s.seq ?? 0) <= record.at)) controller.enqueue(envelope(0, { update: step }));
+          const done = steps.filter((s) => Number(s.seq ?? 0) <= record.at);
+          for (const step of done) controller.enqueue(envelope(0, { update: step }));
           controller.enqueue(envelope(2, {}));
           controller.close();
           return;

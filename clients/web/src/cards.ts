@@ -96,18 +96,22 @@ export function hiddenName(): string {
   return t.cards.hidden;
 }
 
+let faces = 0;
+
 function faceSvg(card: CardInfo): string {
   const { color, symbol } = card.suit;
-  const index = (x: number, y: number, rotate: string) =>
-    `<g transform="translate(${x} ${y})${rotate}">` +
-    `<text x="0" y="0" font-size="15" font-weight="700" font-family="Georgia,serif" fill="${color}" ` +
-    `text-anchor="middle">${card.label}</text>` +
+  // The corner's rank and suit once, and its upside-down copy by reference: the card's rank is its text once
+  // (a pick button's visible text is then part of its name, "Prendi: 8 di cuori", as screen readers need).
+  const id = `face-${++faces}`;
+  const corner =
+    `<g id="${id}"><text x="0" y="0" font-size="15" font-weight="700" font-family="Georgia,serif" ` +
+    `fill="${color}" text-anchor="middle">${card.label}</text>` +
     `<svg x="-6" y="3" width="12" height="12" viewBox="0 0 100 100">${symbol}</svg></g>`;
   return (
     '<svg viewBox="0 0 60 90" xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false">' +
     '<rect x="1" y="1" width="58" height="88" rx="6" fill="#fffdf6" stroke="#555" stroke-width="1.5"/>' +
-    index(10, 17, "") +
-    index(50, 73, " rotate(180 0 0)") +
+    `<g transform="translate(10 17)">${corner}</g>` +
+    `<use href="#${id}" transform="translate(50 73) rotate(180 0 0)"/>` +
     `<svg x="14" y="27" width="32" height="36" viewBox="0 0 100 100">${symbol}</svg></svg>`
   );
 }

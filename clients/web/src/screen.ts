@@ -392,7 +392,7 @@ function logPanel(s: Session, lines: string[]): HTMLElement[] {
   const items = lines.slice(-300).map((line) => el("li", {}, line));
   if (s.history === "loading") items.unshift(el("li", { class: "log-note" }, t.log.loading));
   else if (s.history === "partial") items.unshift(el("li", { class: "log-note" }, t.log.partial));
-  return [el("h3", { id: "log-title" }, t.log.title), el("ol", { class: "log", "aria-labelledby": "log-title" }, ...items)];
+  return [el("h3", { id: "log-title" }, t.log.title), el("ol", { class: "log", "aria-labelledby": "log-title", tabindex: "0" }, ...items)];
 }
 
 const BELL_PATH =
