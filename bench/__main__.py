@@ -1,15 +1,16 @@
 """``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS, then a summary.
 
 The in-process ones always run (the engine beside RLCard and OpenSpiel, random play through the learning
-environments, an Act step by step, the round trip beside PokerKit, bot advice, memory over a long run), and so do
-the hostile callers' one and the host under load (their own servers and clients, no tool); the other server ones
-run when their load tools are installed (h2load for gRPC, wrk for REST). The run ends with one table of every goal
-(:func:`bench.goals.summary`): the headline rows first, a bench that did not run marked ``not run``.
+environments, an Act step by step, the round trip beside PokerKit, bot advice and advice at every table size,
+memory over a long run), and so do the hostile callers' one and the host under load (their own servers and
+clients, no tool); the other server ones run when their load tools are installed (h2load for gRPC, wrk for
+REST). The run ends with one table of every goal (:func:`bench.goals.summary`): the headline rows first, a bench
+that did not run marked ``not run``.
 """
 
 import shutil
 
-from bench import act, advise, engine, goals, host_load, hostile, memory, rl, roundtrip
+from bench import act, advise, engine, goals, host_load, hostile, memory, rl, roundtrip, table_sizes
 
 for name, run in (
     ("engine (bench.engine)", engine.main),
@@ -17,6 +18,7 @@ for name, run in (
     ("act (bench.act)", lambda: act.main([])),
     ("round trip (bench.roundtrip)", roundtrip.main),
     ("bot advice (bench.advise)", advise.main),
+    ("advice at every table size (bench.table_sizes)", table_sizes.main),
 ):
     print(f"\n== {name}")
     run()

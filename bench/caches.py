@@ -17,6 +17,7 @@ from typing import Any
 from mazziere import engine
 from mazziere.engine import codec, validate, values, visibility, wire
 from mazziere.engine.bots import sette_e_mezzo as sm_bots
+from mazziere.engine.bots.sette_e_mezzo import opponents as sm_opponents
 from mazziere.engine.cards import ALL_CARDS, FRENCH_32
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS as SALTACAVALLO_SEATS
 from mazziere.engine.games.sette_e_mezzo import game as sette_e_mezzo_game
@@ -125,12 +126,12 @@ def _type_keyed(n: int) -> None:
 
 def _bot_points(n: int) -> None:
     """Sette e mezzo advice's totals of hands, filled with distinct hands of up to 12 cards."""
-    t = sm_bots.table(CLASSICO, (1,))
+    profile = sm_bots.profile_of(CLASSICO, (1,))
     hands = itertools.chain.from_iterable(
-        itertools.product(range(len(t.classes)), repeat=size) for size in range(12, 0, -1)
+        itertools.product(range(len(profile.classes)), repeat=size) for size in range(12, 0, -1)
     )
     for hand, _ in zip(hands, range(n), strict=False):
-        sm_bots._points(t, hand)
+        sm_bots.hand_points(profile, hand)
 
 
 def _stake_levels(n: int) -> None:
@@ -141,9 +142,9 @@ def _stake_levels(n: int) -> None:
 
 def _bot_memo(n: int) -> None:
     """Sette e mezzo advice's table of values, filled with the fitting cards of distinct standing players."""
-    t = sm_bots.table(CLASSICO, (1,))
+    profile = sm_bots.profile_of(CLASSICO, (1,))
     for i in range(n):
-        sm_bots._fitting(t, (i, 10**9 - i, (0,), 0))
+        sm_opponents.fitting(profile, (i, 10**9 - i, (0,), 0))
 
 
 def caches() -> list[Cache]:
@@ -154,7 +155,7 @@ def caches() -> list[Cache]:
         ("sette_e_mezzo._stakes", sette_e_mezzo_game._stakes, _stakes),
         ("sette_e_mezzo.points._by_value", points._by_value, _by_value),
         ("visibility._redactor", visibility._redactor, _type_keyed),
-        ("bots.sette_e_mezzo._points", sm_bots._points, _bot_points),
+        ("bots.sette_e_mezzo.hand_points", sm_bots.hand_points, _bot_points),
         ("rl.adapter.levels", rl_adapter.levels, _stake_levels),
     ]:
         clear, size, bound = _lru(fn)
@@ -168,8 +169,8 @@ def caches() -> list[Cache]:
               lambda: len(validate._VALID_RULES))
     )  # fmt: skip
     out.append(
-        Cache("bots.sette_e_mezzo._MEMO", sm_bots.MEMO_MAX, sm_bots._MEMO.clear, _bot_memo,
-              lambda: len(sm_bots._MEMO))
+        Cache("bots.sette_e_mezzo.MEMO", sm_bots.MEMO_MAX, sm_bots.MEMO.clear, _bot_memo,
+              lambda: len(sm_bots.MEMO))
     )  # fmt: skip
     interned: list[tuple[str, dict[int, Any], Callable[[int], None]]] = [
         ("visibility._AUDIENCES (interned)", visibility._AUDIENCES, _interned_audiences),

@@ -29,6 +29,8 @@ from mazziere.services.config import Config, ConfigError
 from mazziere.services.core.admission import Admission, CostClass, Tenants
 from mazziere.services.core.backend import Backend, InProcessBackend, Write
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import CallerLimits, Limits
+from mazziere.services.core.callers import Callers, parse_networks
 from mazziere.services.core.dispatch import Dispatcher, Encode, Method
 from mazziere.services.core.logs import get_logger
 from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
@@ -180,14 +182,38 @@ def _dispatcher(config: Config, metrics: Metrics, methods: Sequence[Method]) -> 
         CostClass.ADVICE: config.advice_workers,
         CostClass.REPLAY: config.replay_workers,
     }
+    admission = Admission(
+        places, tenants, per_table=config.table_calls, metrics=metrics, callers=CallerLimits(caller_limits(config))
+    )
     return Dispatcher(
         methods,
         Observer(metrics, served_games(), config.log_calls),
-        Admission(places, tenants, per_table=config.table_calls, metrics=metrics),
+        admission,
         workers,
         budget_seconds=config.replay_seconds,
         write_seconds=config.stream_write_seconds,
         max_message_bytes=config.max_message_bytes,
+        callers=callers(config),
+    )
+
+
+def callers(config: Config) -> Callers:
+    """How the host tells its callers apart, from ``config`` (a malformed proxy list is a ConfigError)."""
+    try:
+        proxies = parse_networks(config.trusted_proxies)
+    except ValueError as exc:
+        raise ConfigError(f"MAZZIERE_TRUSTED_PROXIES: {exc}") from None
+    return Callers(proxies, config.forwarded_header, config.caller_ipv6_prefix, config.log_addresses == "prefix")
+
+
+def caller_limits(config: Config) -> Limits:
+    return Limits(
+        plays_per_second=config.caller_plays_per_second,
+        reads_per_second=config.caller_reads_per_second,
+        burst_seconds=config.caller_burst_seconds,
+        tables_per_minute=config.caller_tables_per_minute,
+        watchers=config.caller_watchers,
+        unknown_tables_per_minute=config.caller_unknown_tables_per_minute,
     )
 
 
@@ -207,8 +233,13 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
         table_idle_hours=config.table_idle_hours,
         heartbeat_seconds=config.heartbeat_seconds,
         timer_moves=config.timer_moves,
+        open_tables=config.caller_open_tables,
+        table_spectators=config.table_spectators,
+        store_max_tables=config.store_max_tables,
+        store_max_bytes=config.store_max_bytes,
     )
-    return Host(store or open_store(config.store), tables, settings, HostMetrics(metrics.registry))
+    metered = HostMetrics(metrics.registry)
+    return Host(store or open_store(config.store), tables, settings, metered, callers=dispatcher.admission.callers)
 
 
 def _channel(config: Config, target: str) -> ChannelBackend:
@@ -283,10 +314,10 @@ def _open_files(config: Config, *, rest: bool) -> int:
 async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
-    port = await app.grpc.start()
-    if app.host is not None:
+    if app.host is not None:  # listening to the store before any call comes: a Watch taken earlier could miss a push
         await app.host.start()
         log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
+    port = await app.grpc.start()
     waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
     rest: RestServer | None = None
     backend: Backend | None = None
@@ -297,7 +328,10 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
-    await asyncio.sleep(config.drain_seconds)
+    draining = [asyncio.sleep(config.drain_seconds)]
+    if app.host is not None:  # no more due turns claimed here; those under way are played
+        draining.append(app.host.drain(config.grace_seconds))
+    await asyncio.gather(*draining)
     if rest is not None:
         rest.should_exit = True
     await asyncio.gather(app.grpc.stop(), *waits[1:], return_exceptions=True)

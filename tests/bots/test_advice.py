@@ -90,9 +90,9 @@ def test_sm_hit_is_the_mean_of_the_next_best_decision() -> None:
 def _stood_value(state: engine.TableState, card: engine.Card) -> float:
     from mazziere.engine.bots import sette_e_mezzo as sm
 
-    t0 = sm.table(state.rules)
+    t0 = sm.profile_of(state.rules)
     bank = t0.hand([state.hands[0].cards[0].card])
-    t = sm.table(state.rules, bank)
+    t = sm.profile_of(state.rules, bank)
     own = t.hand([tc.card for tc in state.hands[1].cards] + [card])
     pool = list(Hidden(state, 1).cards)
     pool.remove(card)

@@ -14,6 +14,7 @@ import pytest
 from mazziere import engine
 from mazziere.engine.bots import advise
 from mazziere.engine.bots import sette_e_mezzo as sm
+from mazziere.engine.bots.sette_e_mezzo import bank_advice
 from mazziere.engine.bots.values import ActionAdvice, Advice
 from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
 from mazziere.engine.table import Action, Seat
@@ -56,7 +57,7 @@ def check(state: SetteEMezzoState, seat: int, budget: int = 60_000) -> bool:
         return False
     advice = advise(state, seat)
     assert advice.method == "EXACT"
-    parity = sm.table(state.rules).three_two
+    parity = sm.profile_of(state.rules).three_two
     for (kind, amount), b in reference.items():
         entry = _by_action(advice).get((kind, amount))
         if entry is not None:
@@ -171,12 +172,12 @@ def test_sm13_bank_weighs_the_players_face_down_cards_jointly() -> None:
 
 def test_bank_advice_beyond_the_joint_budget_is_approximate_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     run = table("Fc 2b 6c 6d 4b", seats=3).do("1 STAKE 2", "1 HIT", "1 STAND", "2 STAKE 3", "2 HIT", "2 STAND")
-    monkeypatch.setattr(sm, "BANK_EXACT_ASSIGNMENTS", 0)
-    sm._MEMO.clear()
+    monkeypatch.setattr(bank_advice, "BANK_EXACT_ASSIGNMENTS", 0)
+    sm.MEMO.clear()
     advice = advise(run.state, 0)
     assert {(a.basis, a.error_bound) for a in advice.actions} == {("APPROXIMATE", sm.BANK_APPROX_ERROR * 5)}
     assert check(run.state, 0)
-    sm._MEMO.clear()
+    sm.MEMO.clear()
 
 
 def test_approximate_bank_advice_stays_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,11 +196,11 @@ def test_approximate_bank_advice_stays_within_its_bound(monkeypatch: pytest.Monk
             exact = advise(state, state.bank)
             if {a.basis for a in exact.actions} != {"EXACT"}:
                 continue
-            monkeypatch.setattr(sm, "BANK_EXACT_ASSIGNMENTS", 0)
-            sm._MEMO.clear()
+            monkeypatch.setattr(bank_advice, "BANK_EXACT_ASSIGNMENTS", 0)
+            sm.MEMO.clear()
             approximate = advise(state, state.bank)
             monkeypatch.undo()
-            sm._MEMO.clear()
+            sm.MEMO.clear()
             for a, b in zip(exact.actions, approximate.actions, strict=True):
                 assert b.error_bound == sm.BANK_APPROX_ERROR * sum(down)
                 worst = max(worst, abs(a.expected - b.expected) / sum(down))
@@ -305,3 +306,52 @@ def test_advice_equals_brute_force_on_random_states_of_every_option() -> None:
         assert done, (preset, options)
     print(dict(seen), f"{time.process_time() - start:.1f} s")
     assert seen["DECIDE"] >= 15 and seen["STAKE"] >= 3 and seen["BANK"] >= 10 and seen["multi"] >= 20
+
+
+# -- big tables: late decisions, the stock near its end -------------------------------------------------------------
+
+
+def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoState]:
+    """A CASINO hand at ``seats`` seats in which the players draw while under 6½ to 7½ (so the stock runs low): the
+    decisions of its last player, and of the one before where the stock is short (one player still to play), where
+    the stock may run out before the bank is done."""
+    people = [Seat(f"s{i}", 100) for i in range(seats)]
+    state = engine.new_table("sette_e_mezzo", people, seed=rng.randbytes(8), preset="CASINO").state
+    state = engine.apply(state, Action(0, "DEAL")).state
+    below = rng.choice([13, 14, 15])
+    out: list[SetteEMezzoState] = []
+    while state.phase in (Phase.STAKE, Phase.DECIDE):
+        seat = state.turn
+        if seat == seats - 1 or (seat == seats - 2 and len(state.stock) < 10):
+            out.append(state)
+        legal = {e.kind: e for e in engine.legal_actions(state, seat)}
+        if state.phase is Phase.STAKE:
+            action = Action(seat, "STAKE", 1)
+        else:
+            kind = "HIT" if "HIT" in legal and (state.hands[seat].points < below or "STAND" not in legal) else "STAND"
+            action = Action(seat, kind if kind in legal else next(iter(legal)))
+        state = engine.apply(state, action).state
+    return out
+
+
+def test_late_decisions_at_big_casino_tables_equal_brute_force() -> None:
+    """CASINO at 7 to 12 seats, the players before drawing deep into the stock: the last players' decisions, where
+    the players still to play (forced to draw below the bank's card) and the bank may find the stock empty, agree
+    with brute force (every figure EXACT)."""
+    rng = random.Random(20261202)
+    done: Counter[int] = Counter()
+    short = 0
+    for seats in (7, 9, 10, 12):
+        tried = 0
+        while done[seats] < 2 and tried < 6:
+            for state in _late_casino_decisions(seats, rng):
+                if done[seats] == 2 or tried == 6:
+                    break
+                tried += 1
+                advice = advise(state, state.turn)
+                assert {a.basis for a in advice.actions} == {"EXACT"}
+                if check(state, state.turn, BUDGET):
+                    done[seats] += 1
+                    short += len(state.stock) < 14
+    print(dict(done), f"{short} with fewer than 14 cards in the stock")
+    assert sum(done.values()) >= 3, done

@@ -8,6 +8,7 @@ import pytest
 
 from mazziere import engine
 from mazziere.engine.bots import sette_e_mezzo as sm
+from mazziere.engine.bots.sette_e_mezzo import bank_advice
 from mazziere.engine.table import Action, Seat
 from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError
@@ -42,14 +43,14 @@ def test_advise_says_how_each_action_was_found(monkeypatch: pytest.MonkeyPatch) 
     assert {(a.basis, a.error_bound) for a in exact.actions} == {(svc.ADVICE_BASIS_EXACT, 0.0)}
     sampled = _advise(state, 0, samples=4)
     assert {a.basis for a in sampled.actions} == {svc.ADVICE_BASIS_SAMPLED}
-    monkeypatch.setattr(sm, "BANK_EXACT_ASSIGNMENTS", 0)
-    sm._MEMO.clear()
+    monkeypatch.setattr(bank_advice, "BANK_EXACT_ASSIGNMENTS", 0)
+    sm.MEMO.clear()
     approximate = _advise(state, 0)
     assert exact.method == approximate.method == svc.ADVICE_METHOD_EXACT
     assert {(a.basis, a.error_bound) for a in approximate.actions} == {
         (svc.ADVICE_BASIS_APPROXIMATE, sm.BANK_APPROX_ERROR * 2)
     }
-    sm._MEMO.clear()
+    sm.MEMO.clear()
 
 
 def test_advise_and_auto_play_stopped_are_deadline_exceeded() -> None:
@@ -57,12 +58,12 @@ def test_advise_and_auto_play_stopped_are_deadline_exceeded() -> None:
     state = engine.apply(state, Action(state.bank, "DEAL")).state
     seat = state.turn
     late = Call(stop=lambda: True)
-    sm._MEMO.clear()
+    sm.MEMO.clear()
     with pytest.raises(ServiceError) as advised:
         _advise(state, seat, late)
     act = svc.ActRequest(table_id="t", state=engine.state_to_bytes(state), auto_play="best", expected_seq=state.seq)
     act.auto_seat = seat
-    sm._MEMO.clear()
+    sm.MEMO.clear()
     with pytest.raises(ServiceError) as played:
         CORE.act(act, late)
     for err in (advised.value, played.value):

@@ -47,12 +47,12 @@ def _trentuno_decision() -> engine.TableState:
 def test_exact_advice_cut_short_raises_stopped() -> None:
     state = _sette_e_mezzo_decision()
     seat = engine.to_act(state)[0]
-    sm._MEMO.clear()  # a cold table: the enumeration has work to do
+    sm.MEMO.clear()  # a cold table: the enumeration has work to do
     stop = AfterPolls(2)
     with pytest.raises(Stopped):
         advise(state, seat, stop=stop)
     assert stop.polls == 3  # it stopped at the first poll that said True
-    sm._MEMO.clear()
+    sm.MEMO.clear()
     assert advise(state, seat).method == "EXACT"  # nothing partial was kept
 
 
@@ -80,7 +80,7 @@ def test_a_stop_that_stays_false_changes_no_answer() -> None:
     for state, samples in ((sm_state, None), (sm_state, 6), (tr_state, 6), (tr_state, None)):
         seat = engine.to_act(state)[0]
         plain = advise(state, seat, samples=samples)
-        sm._MEMO.clear()
+        sm.MEMO.clear()
         stopped = advise(state, seat, samples=samples, stop=_never)
         assert _bytes(stopped) == _bytes(plain)
         assert choose("best", state, seat, stop=_never) == choose("best", state, seat)

@@ -118,7 +118,8 @@ function lost(tableId: string, r: api.Refusal): void {
 let gone: api.Refusal | null = null;
 
 function showGone(r: api.Refusal): void {
-  const text = r.reason === "TABLE_NOT_FOUND" ? t.page.tableNotFound : t.page.inviteInvalid;
+  const texts: Record<string, string> = { TABLE_NOT_FOUND: t.page.tableNotFound, CAPABILITY_REVOKED: t.page.inviteRevoked };
+  const text = texts[r.reason] ?? t.page.inviteInvalid;
   screenOf("gone", el("h2", {}, t.page.gone), el("p", { role: "alert", "data-reason": r.reason }, text), newTableButton());
 }
 

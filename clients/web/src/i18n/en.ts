@@ -17,6 +17,8 @@ export const en: Catalogue = {
     tableNotFound: "This table is gone: the service no longer keeps it (it expired, or never was).",
     inviteInvalid:
       "This invite no longer works: whoever opened the table may have made a new one. Ask them for the new link.",
+    inviteRevoked:
+      "Whoever opened the table made a new invite for this place: this link no longer works and the table stopped here. Ask them for the new link.",
     noInvite: "No invite",
     noInviteText: "This browser holds no invite to this table: open the link you were sent.",
     noSeatInvite: "The service's answer holds no invite for your seat.",
@@ -30,6 +32,9 @@ export const en: Catalogue = {
     CAPABILITY_INVALID: "This invite no longer works",
     OVERLOADED: "The service is very busy: try again shortly",
     STORE_UNAVAILABLE: "The table cannot be reached now: try again shortly",
+    CAPABILITY_REVOKED: "Whoever opened the table replaced this invite",
+    CALLER_LIMIT: "Too many requests from this network: try again shortly",
+    STORE_FULL: "The service cannot open more tables now: try again later",
     TOO_MANY_CONNECTIONS: "The server has too many connections open: try again shortly",
     silent: "The service does not answer",
   },

@@ -17,6 +17,8 @@ export const it = {
     tableNotFound: "Questo tavolo non c'è più: il servizio non lo tiene (è scaduto, o non è mai esistito).",
     inviteInvalid:
       "Questo invito non vale più: chi ha aperto il tavolo può averne fatto uno nuovo. Chiedi il link nuovo a chi ha aperto il tavolo.",
+    inviteRevoked:
+      "Chi ha aperto il tavolo ha fatto un invito nuovo per questo posto: questo link non vale più e il tavolo non si aggiorna qui. Chiedi il link nuovo.",
     noInvite: "Manca l'invito",
     noInviteText: "Questo browser non ha un invito per questo tavolo: apri il link che ti hanno mandato.",
     noSeatInvite: "La risposta del servizio non ha l'invito del tuo posto.",
@@ -30,6 +32,9 @@ export const it = {
     CAPABILITY_INVALID: "Questo invito non vale più",
     OVERLOADED: "Il servizio è molto occupato: riprova tra poco",
     STORE_UNAVAILABLE: "Il tavolo non è raggiungibile ora: riprova tra poco",
+    CAPABILITY_REVOKED: "Questo invito è stato sostituito da chi ha aperto il tavolo",
+    CALLER_LIMIT: "Troppe richieste da questa rete: riprova tra poco",
+    STORE_FULL: "Il servizio non può aprire altri tavoli ora: riprova più tardi",
     TOO_MANY_CONNECTIONS: "Il server ha troppe connessioni aperte: riprova tra poco",
     silent: "Il servizio non risponde",
   } as Record<string, string>,
