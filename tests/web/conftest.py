@@ -76,8 +76,9 @@ TEE_FETCH = """(() => {
 })();"""
 """Playwright has no body for a stream the page cut (connect-web ends a finished Watch by aborting its fetch), so
 each page also keeps a copy of what its fetch read (an init script, outside the page's CSP)."""
-SECRET_KEYS = re.compile(r'"(state|seatKeys?|seat_keys?)"\s*:')
-"""The JSON names of a state token and of seat keys in TableService's messages (none is HostService's)."""
+SECRET_KEYS = re.compile(r'"(state"\s*:\s*(?!"TABLE_STATE_)|(seatKeys?|seat_keys?)"\s*:)')
+"""The JSON names of a state token and of seat keys in TableService's messages (none is HostService's; a hosted
+table's ``HostedStatus.state`` is an enum, ``"TABLE_STATE_..."``, never a token)."""
 
 
 class Server:

@@ -160,7 +160,32 @@ const handlers: Handlers = {
     void showSetup();
   },
   redraw: render,
+  start() {
+    const s = session;
+    if (!s?.owner) return;
+    api.host.startTable({ tableId: s.tableId }, api.as(s.owner)).then(
+      (started) => {
+        if (started.status) s.setStatus(started.status);
+        render();
+      },
+      (error) => {
+        ui.message = refusalText(api.refusal(error));
+        render();
+      },
+    );
+  },
+  react(kind) {
+    const s = session;
+    if (!s || s.seat === undefined) return;
+    api.host.react({ tableId: s.tableId, kind }, api.as(s.capability)).catch((error) => {
+      ui.message = refusalText(api.refusal(error));
+      render();
+    });
+  },
 };
+
+/** How long a reaction stays on its seat. */
+const REACTION_MS = 4000;
 
 async function play(legal: api.LegalAction, amount?: bigint, cards?: string[]): Promise<void> {
   const s = session;
@@ -310,6 +335,16 @@ function openTable(
     presence(presence) {
       s.setPresence(presence);
       render();
+    },
+    status(status) {
+      s.setStatus(status);
+      render();
+    },
+    reaction(reaction) {
+      s.reactions.set(reaction.seat, { kind: reaction.kind, until: Date.now() + REACTION_MS });
+      say([`${s.names[reaction.seat] ?? ""}: ${t.hosting.reactions[reaction.kind] ?? ""}`]);
+      render();
+      setTimeout(render, REACTION_MS + 50);
     },
     connection(state, refusal) {
       if (state !== s.connection) say([t.connection[state]]);

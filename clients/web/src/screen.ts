@@ -65,6 +65,10 @@ export interface Handlers {
   newTable(): void;
   toggleAlert(): void;
   redraw(): void;
+  /** The owner ends the waiting room. */
+  start(): void;
+  /** This seat's quick reaction, to everyone at the table. */
+  react(kind: string): void;
 }
 
 /** A move in words: its kind, its target and its cards (a legal action's, or an advised action's). */
@@ -175,6 +179,12 @@ function seatPanel(s: Session, ui: Ui, h: Handlers, seat: SeatPicture, i: number
   const status = bot
     ? el("span", { class: "presence bot" })
     : el("span", { class: `presence ${connected ? "on" : "off"}` }, connected ? t.table.present : t.table.away);
+  if (!bot && s.playedByTable(i)) status.append(" · ", el("span", { class: "played-by-table" }, t.hosting.playedByTable));
+  const reacted = s.reactions.get(i);
+  const bubble =
+    reacted && reacted.until > Date.now()
+      ? el("span", { class: "reaction", "data-reaction": reacted.kind }, t.hosting.reactions[reacted.kind] ?? "")
+      : "";
   const cards = mine && picks.hand.size ? pickRow(seat.cards, "hand", picks.hand, ui, h, held(s, ui), i) : cardsRow(seat.cards, i);
   return el(
     "section",
@@ -185,7 +195,7 @@ function seatPanel(s: Session, ui: Ui, h: Handlers, seat: SeatPicture, i: number
       "data-connected": String(bot ? true : connected),
       "aria-label": `${seat.name} (${who})`,
     },
-    el("h3", {}, seat.name, el("small", {}, ` ${who}`), " ", status),
+    el("h3", {}, seat.name, el("small", {}, ` ${who}`), " ", status, " ", bubble),
     chipsLine(s, i, seat.chips),
     cards,
     el("p", { class: "notes" }, seat.notes.join(" · ")),
@@ -426,6 +436,7 @@ export function tableScreen(s: Session, ui: Ui, h: Handlers, alertIsOn: boolean)
       "data-closed": String(s.closed),
       "data-my-turn": String(s.myTurn),
       "data-history": s.history,
+      "data-state": s.waiting ? "waiting" : s.paused ? "paused" : "playing",
     },
     el(
       "header",
@@ -455,15 +466,45 @@ export function tableScreen(s: Session, ui: Ui, h: Handlers, alertIsOn: boolean)
   const { log, fairness } = s.chronicle();
   // The play (the table, your seat, the bar) and its story (the advice, the last hand, the log) side by side on a
   // wide screen, one after the other on a phone.
-  const play = el("div", { class: "play" }, el("p", { class: "role" }, role), legend(), others, middlePanel(s, ui, h));
+  const play = el("div", { class: "play" }, el("p", { class: "role" }, role), legend());
+  const held = hostingNote(s, h);
+  if (held) play.append(held);
+  play.append(others, middlePanel(s, ui, h));
   if (mine) play.append(mine);
   play.append(fairnessBadge(s, ui, fairness), actionBar(s, ui, h));
+  if (s.seat !== undefined && !s.closed) play.append(reactionsRow(h));
   const story = el("div", { class: "story" });
   for (const panel of [advicePanel(s, ui), settlementPanel(s)]) if (panel) story.append(panel);
   story.append(...logPanel(s, log));
   if (owner && ui.invitesDone) story.append(owner);
   screen.append(el("div", { class: "layout" }, play, story));
   return screen;
+}
+
+/** The waiting room (how many have come; the owner's "Si comincia") or the pause, above the seats. */
+function hostingNote(s: Session, h: Handlers): HTMLElement | null {
+  if (s.paused) return el("p", { class: "hosting", role: "status", "data-state": "paused" }, t.hosting.paused);
+  if (!s.waiting) return null;
+  const people = s.presence.filter((p) => !p.bot);
+  const note = el(
+    "div",
+    { class: "hosting", role: "status", "data-state": "waiting" },
+    el("p", {}, t.hosting.waiting(people.filter((p) => p.joined).length, people.length)),
+  );
+  if (s.owner) {
+    note.append(el("p", {}, t.hosting.waitingOwner));
+    note.append(button({ class: "start", "data-key": "start", "data-move": "START" }, t.hosting.start, () => h.start()));
+  }
+  return note;
+}
+
+/** The quick reactions a seat may send: a fixed set, each a button. */
+function reactionsRow(h: Handlers): HTMLElement {
+  const row = el("div", { class: "reactions", role: "group", "aria-label": t.hosting.reactionsLabel });
+  for (const [kind, shown] of Object.entries(t.hosting.reactions)) {
+    row.append(button({ class: "react", "data-key": `react-${kind}`, "data-reaction": kind }, shown, () => h.react(kind)));
+  }
+  return row;
 }
 
 /** Ticks the turn timers down (the page's own clock; the host keeps the real one and plays when it runs out). */

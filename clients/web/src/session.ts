@@ -7,7 +7,7 @@
 // moment; a page that begins late (a reload, a reconnect, a guest) fetches the steps from the table's opening
 // once and reads them from there.
 
-import type * as api from "./api";
+import * as api from "./api";
 import { type HandEnd, lastHand, netChips, stepLines } from "./chronicle";
 import { Fairness } from "./fairness";
 import { picture, seatNames } from "./table";
@@ -161,5 +161,28 @@ export class Session {
 
   setPresence(presence: api.Presence[]): void {
     this.presence = presence;
+  }
+
+  /** The table's hosted state (waiting, playing, paused); its clock supersedes the last update's. */
+  state: api.TableState = api.TableState.PLAYING;
+  /** The latest reaction of each seat, and when it stops being shown (ms). */
+  reactions = new Map<number, { kind: string; until: number }>();
+
+  setStatus(status: api.HostedStatus): void {
+    this.state = status.state;
+    this.turnEndsMs = Number(status.turnEndsUnixMs);
+  }
+
+  get waiting(): boolean {
+    return this.state === api.TableState.WAITING;
+  }
+
+  get paused(): boolean {
+    return this.state === api.TableState.PAUSED;
+  }
+
+  /** Whether the table plays this seat for its person now. */
+  playedByTable(seat: number): boolean {
+    return Boolean(this.presence.find((p) => p.seat === seat)?.playedByTable);
   }
 }

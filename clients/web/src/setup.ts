@@ -249,6 +249,9 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
         bot: kindOf(row),
       })),
       turnSeconds: Math.max(0, Math.round(Number(turn.value) || 0)),
+      // The table waits for its people, pauses when nobody is there and plays for whoever is away.
+      waitingRoom: true,
+      followPresence: true,
     };
     if (Object.keys(overrides).length) {
       try {

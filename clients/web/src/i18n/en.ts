@@ -367,6 +367,22 @@ export const en: Catalogue = {
     toastYouWin: (amount: string) => `You win ${amount}`,
     toastNobody: "Hand over: nobody wins chips",
   },
+  hosting: {
+    waiting: (joined: number, people: number) => `Waiting for the players: ${joined} of ${people} are at the table.`,
+    waitingOwner: "Play starts by itself once everyone is here; or start now, and the table plays for whoever is missing.",
+    start: "Let's start",
+    paused: "Table paused: nobody is here. It goes on when someone comes back.",
+    playedByTable: "played by the table",
+    reactionsLabel: "Reactions",
+    reactions: {
+      applause: "👏",
+      bella: "nice one!",
+      che_fortuna: "how lucky",
+      sbrigati: "hurry up!",
+      laugh: "😂",
+      wow: "😮",
+    },
+  },
   table: {
     you: "you",
     person: "person",

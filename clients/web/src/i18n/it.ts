@@ -373,6 +373,22 @@ export const it = {
     toastYouWin: (chips: string) => `Hai vinto ${chips}`,
     toastNobody: "Mano finita: nessuno vince fiches",
   },
+  hosting: {
+    waiting: (joined: number, people: number) => `Si aspettano i giocatori: ${joined} di ${people} sono al tavolo.`,
+    waitingOwner: "Quando ci siete tutti il gioco parte da sé; oppure comincia ora, e il tavolo gioca per chi manca.",
+    start: "Si comincia",
+    paused: "Tavolo in pausa: non c'è nessuno. Si riprende quando qualcuno torna.",
+    playedByTable: "gioca il tavolo",
+    reactionsLabel: "Reazioni",
+    reactions: {
+      applause: "👏",
+      bella: "bella!",
+      che_fortuna: "che fortuna",
+      sbrigati: "sbrigati!",
+      laugh: "😂",
+      wow: "😮",
+    } as Record<string, string>,
+  },
   table: {
     you: "tu",
     person: "persona",
