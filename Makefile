@@ -282,7 +282,8 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	touch $@
 
 $(WEB_BUILT): $(BUF) $(WEB)/node_modules/.installed $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json \
-		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(WEB)/src/*.*) $(TS_CLIENT)/verify.ts
+		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(WEB)/src/*.* $(WEB)/src/i18n/*.ts) \
+		$(TS_CLIENT)/verify.ts
 	cd $(WEB) && npm run --silent generate && npm run --silent build
 	touch $@
 

@@ -233,6 +233,7 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
         bot_delay_ms=config.bot_delay_ms,
         table_idle_hours=config.table_idle_hours,
         heartbeat_seconds=config.heartbeat_seconds,
+        presence_grace_seconds=config.presence_grace_seconds,
         timer_moves=config.timer_moves,
         open_tables=config.caller_open_tables,
         table_spectators=config.table_spectators,

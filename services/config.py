@@ -105,6 +105,9 @@ class Config:
     """Watch streams taken at a time (beyond: OVERLOADED)."""
     heartbeat_seconds: float = 15.0
     """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
+    presence_grace_seconds: float = 30.0
+    """How long a person counts as present after their Watch stream ends or their last call (a reconnect within it,
+    as at a deploy, pauses nothing); past it, at a table that follows presence, the table plays their turns."""
     timer_moves: int = 8
     """Due turns (a bot's, or a person's whose time ran out) the host plays at a time; one table's bot thinking
     never holds another's timer back below this bound."""
@@ -244,8 +247,10 @@ class Config:
                 f"MAZZIERE_TURN_SECONDS must be at most {MAX_TURN_SECONDS} (a day) and MAZZIERE_BOT_DELAY_MS from 0 "
                 f"to {MAX_BOT_DELAY_MS}"
             )
-        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0:
-            raise ConfigError("MAZZIERE_HEARTBEAT_SECONDS and MAZZIERE_TABLE_IDLE_HOURS must be > 0")
+        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0 or self.presence_grace_seconds <= 0:
+            raise ConfigError(
+                "MAZZIERE_HEARTBEAT_SECONDS, MAZZIERE_TABLE_IDLE_HOURS and MAZZIERE_PRESENCE_GRACE_SECONDS must be > 0"
+            )
         self._check_callers()
 
     def _check_callers(self) -> None:

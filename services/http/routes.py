@@ -406,6 +406,21 @@ HOST_ROUTES = [
         {"invite": {"seat": 1, "capability": "...", "url": "..."}},
     ),
     _hosted(
+        "StartTable",
+        "/v1/hosted-tables:start",
+        "The owner starts a table that waits for its people: empty person seats are played by the table until "
+        "their person comes",
+        {"tableId": _HOSTED},
+        {"status": {"state": "TABLE_STATE_PLAYING"}},
+    ),
+    _hosted(
+        "React",
+        "/v1/hosted-tables:react",
+        "A quick reaction from the invite's seat to everyone watching (one of a fixed set; not kept, no seq)",
+        {"tableId": _HOSTED, "kind": "bella"},
+        {},
+    ),
+    _hosted(
         "CloseTable",
         "/v1/hosted-tables:close",
         "The owner closes the table: no more moves; its watchers get a last update marked closed",

@@ -56,9 +56,16 @@ async def test_a_whole_hosted_hand_over_rest_from_the_openapi_document(tmp_path:
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
             doc = (await http.get("/openapi.json")).json()
             api = OpenApiClient(doc, http)
-            assert {"OpenTable", "GetHostedTable", "Play", "AdviseSeat", "ReissueInvite", "CloseTable"} <= set(
-                api.operations
-            )
+            assert {
+                "OpenTable",
+                "GetHostedTable",
+                "Play",
+                "AdviseSeat",
+                "ReissueInvite",
+                "StartTable",
+                "React",
+                "CloseTable",
+            } <= set(api.operations)
             assert api.operations["OpenTable"][2] is None and api.operations["Play"][2] == "X-Table-Capability"
             await play_a_hand(api)
     finally:
