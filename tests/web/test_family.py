@@ -12,6 +12,7 @@ fairness badge match the references kept in tests/web/visual at both sizes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web import replay
 from tests.web.conftest import ROOT, WAIT_MS, Person, Server, person
@@ -188,6 +190,16 @@ def test_the_language_switch_is_remembered(browser: Any, server: Server) -> None
 # -- the result, the log ----------------------------------------------------------------------------------------
 
 
+def wait_for_log(someone: Person, log: list[str]) -> None:
+    """The page's log becomes ``log`` (the history it fetched drawn: the page may draw what it kept first)."""
+    items = "() => [...document.querySelectorAll('.log li')].map(i => i.textContent)"
+    with contextlib.suppress(PlaywrightTimeout):  # the comparison below says what differs
+        someone.page.wait_for_function(
+            f"expected => JSON.stringify(({items})()) === expected", arg=json.dumps(log), timeout=WAIT_MS
+        )
+    assert someone.page.evaluate(items) == log
+
+
 def test_the_log_and_the_settlement_are_read_again_after_a_reload(browser: Any, server: Server) -> None:
     """After a reload, and in another browser opening the same seat, the log starts at the table's opening and the
     last hand's settlement is the same, every payment in it; the hand's end was told in a toast."""
@@ -204,14 +216,14 @@ def test_the_log_and_the_settlement_are_read_again_after_a_reload(browser: Any, 
     assert re.search(r" paga \d+ fiche", settlement) and "Pagamenti" in settlement
     me.page.reload()
     me.page.wait_for_selector("#table[data-history=whole]", timeout=WAIT_MS)
-    assert me.page.eval_on_selector_all(".log li", "items => items.map(i => i.textContent)") == log
+    wait_for_log(me, log)
     assert me.text(".settlement") == settlement
     stored = me.stored()
     again = person(browser)
     again.context.add_init_script(f"for (const [k, v] of Object.entries({stored})) localStorage.setItem(k, v);")
     again.goto(f"{server.url}/play/")
     again.page.wait_for_selector("#table[data-history=whole]", timeout=WAIT_MS)
-    assert again.page.eval_on_selector_all(".log li", "items => items.map(i => i.textContent)") == log
+    wait_for_log(again, log)
     assert again.text(".settlement") == settlement
     assert me.errors == [] and again.errors == []
     me.close()
