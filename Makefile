@@ -98,14 +98,24 @@ $(KUBE_SCORE): | $(BIN)/python
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install github.com/zegl/kube-score/cmd/kube-score@$(KUBE_SCORE_VERSION)
 	touch $@
 
-# helm lints and renders deploy/helm/mazziere for tests/deploy/test_helm.py (its default render must be the
-# production overlay's objects): pinned, built the same way.
+# helm lints and renders deploy/helm/mazziere for tests/deploy/test_helm.py (its render with the production image
+# settings must be the production overlay's objects): pinned, built the same way. helm's own release build sets the
+# Kubernetes version it assumes without a cluster (`helm template`, `helm lint`) from its client-go through ldflags;
+# `go install` alone leaves 1.20, which the chart's kubeVersion refuses. HELM_KUBE_VERSION is that of helm's
+# client-go (k8s.io/client-go v0.37.0 in helm v3.22.0's go.mod: Kubernetes 1.37), as helm's Makefile computes it.
 HELM_VERSION := v3.22.0
-HELM := $(BIN)/.helm-$(HELM_VERSION)
+HELM_KUBE_MAJOR := 1
+HELM_KUBE_MINOR := 37
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	$(foreach package,pkg/chartutil pkg/lint/rules,\
+	-X helm.sh/helm/v3/$(package).k8sVersionMajor=$(HELM_KUBE_MAJOR) \
+	-X helm.sh/helm/v3/$(package).k8sVersionMinor=$(HELM_KUBE_MINOR))
+HELM := $(BIN)/.helm-$(HELM_VERSION)-kube$(HELM_KUBE_MAJOR).$(HELM_KUBE_MINOR)
 
 $(HELM): | $(BIN)/python
 	@command -v go > /dev/null || { echo "make: Go is needed to build helm $(HELM_VERSION) for tests/deploy"; exit 1; }
-	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install -ldflags '$(HELM_LDFLAGS)' \
+		helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	touch $@
 
 # connectconformance, the official Connect conformance suite, runs in server mode against the Connect and gRPC-Web
