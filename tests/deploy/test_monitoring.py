@@ -51,6 +51,7 @@ PANELS = {
 }
 ALERT_NAMES = {
     "MazziereHighErrorRatio",
+    "MazziereHttpServerErrors",
     "MazziereHighLatencyP99",
     "MazziereShedding",
     "MazzierePodNotReady",
