@@ -170,6 +170,30 @@ def test_an_act_is_one_trace_under_the_callers_span(served: Served, transport: s
     assert line["span_id"] == span_hex and line["method"] == "Act" and line["code"] == "OK"
 
 
+def test_the_split_gateways_request_span_is_the_parent_of_the_engines_call(served: Served) -> None:
+    """``mazziere gateway --target``: its HTTP request's span is the caller's child, and the engine's call (SERVER,
+    in another server, reached over gRPC) is the request span's."""
+    split = Gateway(replace(BASE, log_calls=True), target="127.0.0.1:{port}")
+    try:
+        request = _request(served)
+        trace_hex, parent_hex = secrets.token_hex(16), secrets.token_hex(8)
+        resp = split.http.post(
+            "/v1/tables:act",
+            json=json_format.MessageToDict(request),
+            headers={"traceparent": f"00-{trace_hex}-{parent_hex}-01"},
+        )
+        assert resp.status_code == 200, resp.text
+        spans = _trace(served.exporter, int(trace_hex, 16), 2 + len(STEPS))
+    finally:
+        split.close()
+    [http] = [s for s in spans if s.name == "POST /v1/tables:act"]
+    [call] = [s for s in spans if s.name == ACT]
+    assert http.kind is trace.SpanKind.SERVER and http.parent is not None and http.parent.span_id == int(parent_hex, 16)
+    assert http.context is not None and call.parent is not None
+    assert call.parent.span_id == http.context.span_id and call.parent.is_remote
+    assert call.kind is trace.SpanKind.SERVER, "a server hop of its own"
+
+
 def test_a_refusal_is_in_the_call_span_not_an_error_of_the_server(served: Served) -> None:
     request = _request(served)
     request.expected_seq += 1
