@@ -27,8 +27,8 @@ from packaging.requirements import Requirement
 pytestmark = pytest.mark.long  # minutes, mostly downloads: `make test` runs it beside the others
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SECONDS = 900
-"""A bound on the install (downloads included), far above the 6 minutes it took here with a cold pip cache on a
-loaded machine; not a speed check."""
+"""A bound on the install (downloads included), above the 6 minutes the whole test took here with a cold pip cache
+on a loaded machine; not a speed check."""
 
 
 def floors() -> list[str]:
