@@ -21,7 +21,7 @@ $(BIN)/python:
 
 $(RUNTIME): $(RUNTIME_LOCK) pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .  # no setuptools banner about editable installs
 	touch $@
 
 $(DEV): $(RUNTIME) $(DEV_LOCK)
@@ -295,7 +295,8 @@ $(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
 	touch $@
 
 $(WEB_BUILT): $(BUF) $(WEB)/node_modules/.installed $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json \
-		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(WEB)/src/*.*) $(TS_CLIENT)/verify.ts
+		$(wildcard protos/mazziere/v1/*.proto $(TS_CLIENT)/proto/google/rpc/*.proto $(WEB)/src/*.* $(WEB)/src/i18n/*.ts) \
+		$(TS_CLIENT)/verify.ts
 	cd $(WEB) && npm run --silent generate && npm run --silent build
 	touch $@
 

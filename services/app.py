@@ -18,6 +18,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
 from mazziere.services.grpc.server import GrpcServer
 from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
-from mazziere.services.host.capabilities import in_the_clear
+from mazziere.services.host.capabilities import in_the_clear, invite_base
 from mazziere.services.host.host import HOST_SERVICE, Host
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
@@ -227,11 +228,12 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
     else:
         tables = LocalTables(table, dispatcher)
     settings = HostSettings(
-        public_url=config.public_url,
+        public_url=config.public_url or invite_base("", config.rest_host, config.rest_port)[0],
         turn_seconds=config.turn_seconds,
         bot_delay_ms=config.bot_delay_ms,
         table_idle_hours=config.table_idle_hours,
         heartbeat_seconds=config.heartbeat_seconds,
+        presence_grace_seconds=config.presence_grace_seconds,
         timer_moves=config.timer_moves,
         open_tables=config.caller_open_tables,
         table_spectators=config.table_spectators,
@@ -272,6 +274,8 @@ def serve_embedded(config: Config) -> None:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
     cap = _open_files(config, rest=bool(config.rest_port))
     sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
+    if sock is not None and config.host_enabled:
+        config = _with_public_url(config, sock.getsockname()[1])
     store = _open_store(config) if config.host_enabled else None
     try:
         keyring = make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None, store=store)
@@ -284,6 +288,42 @@ def serve_embedded(config: Config) -> None:
         app.metrics.serve(config.metrics_port, config.bind_host)
     gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
     eventloop.run(_embedded(app, sock, cap))
+
+
+def _with_public_url(config: Config, rest_port: int) -> Config:
+    """``config`` with the invite links' base resolved for the REST port served (:func:`invite_base`), and a
+    warning logged when links may not reach it."""
+    url, warning = invite_base(config.public_url, config.rest_host, rest_port)
+    if warning == "PUBLIC_URL_THIS_MACHINE_ONLY":
+        get_logger().warning(
+            warning,
+            message="invite links point to localhost, which only this machine's browsers reach: set "
+            "MAZZIERE_PUBLIC_URL to the address your players' browsers use (docs/configuration.md)",
+            public_url=url,
+        )
+    elif warning is not None:
+        get_logger().warning(
+            warning,
+            message=f"MAZZIERE_PUBLIC_URL names this machine, but not the port the web table is served on "
+            f"({rest_port}): invite links will not open; set it to http://<host>:{rest_port}",
+            public_url=url,
+        )
+    return replace(config, public_url=url)
+
+
+def _start_line(config: Config, rest_port: int, grpc_port: int) -> None:
+    """Where to go, for a person who started the server at a terminal (logs are for machines)."""
+    if not sys.stdout.isatty():
+        return
+    local = invite_base("", config.rest_host, rest_port)[0]
+    links = f" (invite links open at {config.public_url})" if config.public_url.rstrip("/") != local else ""
+    store = config.store.removeprefix("sqlite:///") if config.store.startswith("sqlite:") else "PostgreSQL"
+    kept = f"tables kept in {store}" if config.host_enabled else "no tables kept (MAZZIERE_HOST_ENABLED=0)"
+    print(
+        f"\nMazziere is serving. Play at {local}/play{links}\n"
+        f"API docs at {local}/docs · gRPC on port {grpc_port} · {kept} · Ctrl-C stops it\n",
+        flush=True,
+    )
 
 
 def _open_store(config: Config) -> Store:
@@ -326,6 +366,7 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         rest = _rest_server(app.rest(backend), config, sock, ConnectionGate(cap, app.metrics.registry))
         waits.append(asyncio.create_task(rest.run_on_socket()))
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
+        _start_line(config, sock.getsockname()[1], port)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
     draining = [asyncio.sleep(config.drain_seconds)]

@@ -87,8 +87,10 @@ class Config:
     """The host's store: ``sqlite:///path`` or ``postgresql://...``; empty: ``<data_dir>/tables.db`` in SQLite."""
     host_replicas: int = 1
     """How many host replicas share the store (more than one needs PostgreSQL)."""
-    public_url: str = "http://localhost:8080"
-    """The web table's address as players' browsers reach it: the base of every invite link."""
+    public_url: str = ""
+    """The web table's address as players' browsers reach it: the base of every invite link. Empty: the REST port
+    as served (``http://localhost:<port>`` when it is served on every address, then reachable from this machine
+    only)."""
     engine_target: str = ""
     """The host's TableService: empty for the engine in this process, else a gRPC target (``engine:50051``)."""
     engine_api_key: str = ""
@@ -103,6 +105,9 @@ class Config:
     """Watch streams taken at a time (beyond: OVERLOADED)."""
     heartbeat_seconds: float = 15.0
     """How often an idle Watch stream sends a heartbeat, so proxies keep it open."""
+    presence_grace_seconds: float = 30.0
+    """How long a person counts as present after their Watch stream ends or their last call (a reconnect within it,
+    as at a deploy, pauses nothing); past it, at a table that follows presence, the table plays their turns."""
     timer_moves: int = 8
     """Due turns (a bot's, or a person's whose time ran out) the host plays at a time; one table's bot thinking
     never holds another's timer back below this bound."""
@@ -171,6 +176,8 @@ class Config:
 
     reflection: bool = True
     log_level: str = "info"
+    log_format: str = "auto"
+    """``json`` (one object a line), ``console`` (lines a person reads) or ``auto``: console on a terminal."""
     log_calls: bool = True
 
     @classmethod
@@ -210,6 +217,8 @@ class Config:
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.tenants and self.tenants_file:
             raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+        if self.log_format not in ("auto", "json", "console"):
+            raise ConfigError(f"MAZZIERE_LOG_FORMAT must be 'auto', 'json' or 'console', not {self.log_format!r}")
 
     def _check_calls(self) -> None:
         if self.workers < 1 or self.max_message_bytes < 1024:
@@ -238,8 +247,10 @@ class Config:
                 f"MAZZIERE_TURN_SECONDS must be at most {MAX_TURN_SECONDS} (a day) and MAZZIERE_BOT_DELAY_MS from 0 "
                 f"to {MAX_BOT_DELAY_MS}"
             )
-        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0:
-            raise ConfigError("MAZZIERE_HEARTBEAT_SECONDS and MAZZIERE_TABLE_IDLE_HOURS must be > 0")
+        if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0 or self.presence_grace_seconds <= 0:
+            raise ConfigError(
+                "MAZZIERE_HEARTBEAT_SECONDS, MAZZIERE_TABLE_IDLE_HOURS and MAZZIERE_PRESENCE_GRACE_SECONDS must be > 0"
+            )
         self._check_callers()
 
     def _check_callers(self) -> None:

@@ -33,10 +33,11 @@ CALLER_REFUSALS = (
     "caller_open_tables",
     "table_watchers",
     "store_full",
+    "seat_reactions",
 )
 """The refusals of the host's limits, as ``mazziere_admission_refusals_total`` counts them: a caller's calls per
 second, its tables opened per minute, its Watch streams, its unknown tables asked for (all here), its open tables,
-a table's Watch places and the store's cap (the host's)."""
+a table's Watch places, the store's cap and a seat's quick reactions (the host's)."""
 
 
 class Rate(Enum):

@@ -68,8 +68,8 @@ class Observer:
             self.metrics.rejections.labels(game, reason).inc()
         if code is grpc.StatusCode.OK:
             self.count_finished(call.finished)
-        if self.log_calls:
-            self.log.info(
+        if self.log_calls:  # a Watch ends when its watcher leaves: routine, at debug
+            (self.log.debug if name == "Watch" else self.log.info)(
                 "call",
                 method=name,
                 game=game,

@@ -31,12 +31,13 @@ from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.host import capabilities, limits
+from mazziere.services.host import capabilities, limits, reactions
+from mazziere.services.host.attendance import Attendance, Hosting, Status
 from mazziere.services.host.hub import Hub, News
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.readers import Snapshots
 from mazziere.services.host.settings import HostSettings, Settings
-from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
+from mazziere.services.host.store import OWNER, SIGNAL, SPECTATORS, Step, Store, StoreError, TableRecord
 from mazziere.services.host.updates import Carrying, StoredUpdate, Told, Update
 from mazziere.services.table.client import TableClient
 from mazziere.services.wire.answers import Written
@@ -84,6 +85,8 @@ class Host:
         self.unknown = limits.Unknown()
         self.snapshots = Snapshots(self._snapshot)
         self.hub = Hub()
+        self.attendance = Attendance(store, self.hub, settings, self._now_ms, self._to_act, self._due)
+        self.reactions = reactions.Reactions()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -103,6 +106,7 @@ class Host:
         await self._measure()
         self._claims = asyncio.create_task(self._timers())
         self._tasks = [self._claims, asyncio.create_task(self._housekeeping())]
+        self._tasks.append(asyncio.create_task(self.attendance.refresh()))
 
     async def drain(self, seconds: float) -> None:
         """The shutdown's first step: claim no more due turns (the other replicas play them), and give those under
@@ -129,6 +133,8 @@ class Host:
             ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest, CostClass.ADVICE, Rate.READ),
             ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest, CostClass.HOST, Rate.PLAY),
             ("CloseTable", self.close_table, hpb.CloseTableRequest, CostClass.HOST, Rate.PLAY),
+            ("StartTable", self.start_table, hpb.StartTableRequest, CostClass.HOST, Rate.PLAY),
+            ("React", self.react, hpb.ReactRequest, CostClass.HOST, Rate.PLAY),
         ]
         methods = [
             Method(HOST_SERVICE.full_name, name, fn, request, cost=always(cost), hosted=True, rate=rate)
@@ -169,10 +175,13 @@ class Host:
         )
         table_id = created.table_id
         call.table_id = table_id
-        settings = Settings(request.game, tuple(s.name for s in request.seats), bots, turn_seconds)
+        names = tuple(s.name for s in request.seats)
+        settings = Settings(request.game, names, bots, turn_seconds, request.waiting_room, request.follow_presence)
+        hosting = Hosting(waiting=request.waiting_room)
         secrets = {OWNER: capabilities.new_capability(), SPECTATORS: capabilities.new_capability()}
         secrets.update({str(seat): capabilities.new_capability() for seat, bot in enumerate(bots) if not bot})
-        told = Told(created, request.game, self._due(settings, created.to_act, created.is_over))
+        due = 0 if hosting.waiting else self._due(settings, created.to_act, created.is_over)
+        told = Told(created, request.game, due)
         now = self._now_ms()
         record = TableRecord(
             table_id=table_id,
@@ -186,6 +195,7 @@ class Host:
             created_ms=now,
             updated_ms=now,
             owner=owner,
+            hosting=hosting.encode(),
         )
         first = Step(created.seq, b"", told.stored(_audiences(len(bots))))
         await self._stored(self.store.create(record, first))
@@ -210,7 +220,10 @@ class Host:
 
     async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> Written[Any]:
         record, audience = await self._open(request.table_id, call)
-        rest = hpb.GetHostedTableResponse(presence=self._presence(record))
+        if audience.isdigit():
+            record = await self._stored(self.attendance.arrived(record, int(audience)))
+        status = await self._stored(self._status(record))
+        rest = hpb.GetHostedTableResponse(presence=self._presence(record, status), status=status.message())
         if audience.isdigit():
             rest.seat = int(audience)
         return Carrying(hpb.GetHostedTableResponse, await self.snapshots.of(record, _view(audience)), rest)
@@ -229,6 +242,9 @@ class Host:
                     "this invite plays only its own seat; name that seat in the action",
                 )
 
+        record, seat = await self._open(request.table_id, call)
+        if seat.isdigit():  # a person's call: present (a paused table resumes before the move)
+            await self._stored(self.attendance.arrived(record, int(seat)))
         told = await self._move(
             request.table_id, request.expected_seq, call, action=request.action, authorize=authorize
         )
@@ -240,6 +256,7 @@ class Host:
             raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "advice is for a seat: use that seat's invite")
         _check_open(record)
         seat = int(audience)
+        await self._stored(self.attendance.arrived(record, seat))
         advice = await self.tables.advise(
             svc.AdviseRequest(
                 table_id=record.table_id,
@@ -258,6 +275,9 @@ class Host:
         self._check_places(record)
         watcher = _Watcher(audience, capabilities.digest(capabilities.presented(call.metadata)))
         seat = int(audience) if audience.isdigit() else None
+        if seat is not None:
+            record = await self._stored(self.attendance.arrived(record, seat))
+        await self._stored(self.attendance.watched(record))
         with self._watching(record, seat) as queue:
             if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
                 await self._still_valid(record.table_id, watcher)
@@ -312,12 +332,9 @@ class Host:
         after ``after`` (one resuming; -1: from the opening)."""
         if after == 0 or after < -1 or after > record.seq:
             snapshot = await self.snapshots.of(record, view)
-            yield (
-                Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))),
-                snapshot.seq,
-            )
+            yield Carrying(hpb.WatchResponse, snapshot, self._presence_answer(record)), snapshot.seq
             return
-        yield hpb.WatchResponse(presence=self._presence(record)), after
+        yield self._presence_answer(record), after
         async for update in self._steps(record.table_id, view, after):
             yield Carrying(hpb.WatchResponse, update), update.seq
 
@@ -339,8 +356,11 @@ class Host:
                 if news.revoked in (watcher.audience, ANY_AUDIENCE):
                     await self._still_valid(record.table_id, watcher)
                 continue
+            if news.reaction is not None:
+                yield hpb.WatchResponse(reaction=hpb.Reaction(seat=news.reaction[0], kind=news.reaction[1]))
+                continue
             if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
-                yield hpb.WatchResponse(presence=self._presence(record), seq=news.latest)
+                yield self._presence_answer(record, seq=news.latest)
                 continue
             if news.seq <= last:
                 continue
@@ -397,6 +417,27 @@ class Host:
         await self._stored(self.store.notify(record.table_id, seq))
         return hpb.CloseTableResponse(seq=seq)
 
+    async def start_table(self, request: hpb.StartTableRequest, call: Call) -> hpb.StartTableResponse:
+        record, audience = await self._open(request.table_id, call)
+        capabilities.owner_only(audience)
+        _check_open(record)
+        record = await self._stored(self.attendance.start(record))
+        return hpb.StartTableResponse(status=(await self._stored(self._status(record))).message())
+
+    async def react(self, request: hpb.ReactRequest, call: Call) -> hpb.ReactResponse:
+        record, audience = await self._open(request.table_id, call)
+        if not audience.isdigit():
+            raise ServiceError.of(ServiceReason.CAPABILITY_INVALID, "a reaction is a seat's: use that seat's invite")
+        _check_open(record)
+        reactions.check_kind(request.kind)
+        if not self.reactions.admit(record.table_id, int(audience), time.monotonic()):
+            raise self.callers.refuse(
+                CostClass.HOST.value, "seat_reactions", "reactions", reactions.TOO_MANY, reactions.WAIT_SECONDS
+            )
+        signal = reactions.signal(int(audience), request.kind)
+        await self._stored(self.store.notify(record.table_id, record.seq, revoked=signal))
+        return hpb.ReactResponse()
+
     # -- moves ------------------------------------------------------------------------------------------
 
     async def _move(
@@ -435,7 +476,11 @@ class Host:
                 act.auto_play, act.auto_seat = auto
             reply = await self.tables.act(act, call)
             settings = Settings.decode(record.settings)
-            told = Told(reply, record.game, self._due(settings, reply.to_act, reply.is_over))
+            due = 0
+            if not Hosting.decode(record.hosting).held:
+                away = await self._stored(self.attendance.away(record, settings))
+                due = self._due(settings, reply.to_act, reply.is_over, away)
+            told = Told(reply, record.game, due)
             step = Step(reply.seq, reply.action(), told.stored(_audiences(len(settings.names))))
             if not await self._stored(self.store.advance(table_id, expected_seq, reply.token, told.due_ms, step)):
                 raise _stale(expected_seq, expected_seq + 1)  # another host applied a move first
@@ -497,6 +542,8 @@ class Host:
             return
         if observe:  # late from when it was due, or from when it was set if due before (never a turn's own length)
             self.metrics.timer_lateness.observe(max(0, now - max(record.due_ms, record.updated_ms)) / 1000)
+        if await self.attendance.pause_if_empty(record):  # nobody is there: nothing is played until one returns
+            return
         view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
         if view.is_over or not view.to_act:
             return
@@ -524,7 +571,12 @@ class Host:
     # -- parts ------------------------------------------------------------------------------------------
 
     async def _heard(self, table_id: str, seq: int, revoked: str) -> None:
-        self.hub.publish(table_id, seq, revoked=revoked)
+        if not revoked.startswith(SIGNAL):
+            self.hub.publish(table_id, seq, revoked=revoked)
+        elif reaction := reactions.read(revoked):
+            self.hub.react(table_id, *reaction)
+        else:
+            await self.attendance.heard(table_id)
 
     async def _measure(self) -> None:
         """Read the store's tables and bytes: the capacity OpenTable checks, and their gauges."""
@@ -587,19 +639,48 @@ class Host:
             if len(page) < PAGE:
                 return
 
-    def _presence(self, record: TableRecord) -> list[hpb.Presence]:
+    def _presence(self, record: TableRecord, status: Status | None = None) -> list[hpb.Presence]:
+        """Who sits where, who has the table open on this replica, and (``status``, counted across replicas at a
+        table that minds presence) who came and whose seat the table plays."""
         settings = Settings.decode(record.settings)
         here = self.hub.connected(record.table_id)
+        status = status or self.hub.status(record.table_id)
+        joined = status.joined if status else frozenset()
+        played = status.played if status else frozenset()
         return [
-            hpb.Presence(seat=s, name=name, bot=bot, connected=bool(bot) or s in here)
+            hpb.Presence(
+                seat=s,
+                name=name,
+                bot=bot,
+                connected=bool(bot) or s in here,
+                joined=bool(bot) or s in joined,
+                played_by_table=s in played,
+            )
             for s, (name, bot) in enumerate(zip(settings.names, settings.bots, strict=True))
         ]
 
-    def _due(self, settings: Settings, to_act: Sequence[int], is_over: bool) -> int:
-        """When the host plays next: soon for a bot to act, at the turn's end for a person, never if over."""
+    def _presence_answer(self, record: TableRecord, seq: int = 0) -> hpb.WatchResponse:
+        """A WatchResponse with the presence and the table's status, as this replica knows them."""
+        answer = hpb.WatchResponse(presence=self._presence(record), seq=seq)
+        status: Status | None = self.hub.status(record.table_id)
+        if status is not None:
+            answer.status.CopyFrom(status.message())
+        return answer
+
+    async def _status(self, record: TableRecord) -> Status:
+        settings = Settings.decode(record.settings)
+        return Status.of(record, settings, await self.attendance.seen(record, settings))
+
+    async def _to_act(self, record: TableRecord) -> tuple[Sequence[int], bool]:
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=record.table_id, state=record.token), Call())
+        return view.to_act, view.is_over
+
+    def _due(self, settings: Settings, to_act: Sequence[int], is_over: bool, away: frozenset[int] = frozenset()) -> int:
+        """When the host plays next: soon for a bot to act (or a person's seat the table plays, ``away``), at the
+        turn's end for a person, never if over."""
         if is_over or not to_act:
             return 0
-        if any(settings.bots[s] for s in to_act):
+        if any(settings.bots[s] or s in away for s in to_act):
             return self._now_ms() + self.settings.bot_delay_ms
         return self._now_ms() + limits.clamped_turn(settings.turn_seconds) * 1000
 

@@ -3,7 +3,9 @@ reissued capability.
 
 A step applied in this process reaches the hub with what each audience is told of it, which its watchers hand on
 as it is; a step another replica applied reaches it from the store's listener, and the watchers then read what
-their audience saw from the store. Presence (who has the table open) is counted here, per process.
+their audience saw from the store. Presence (who has the table open) is counted here, per process; the table's
+status (:class:`~mazziere.services.host.attendance.Status`, counted across replicas) is kept here for its watchers,
+and a seat's quick reaction passes through to them, kept nowhere.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from mazziere.services.host.updates import Told
 
@@ -28,6 +31,8 @@ class News:
     latest: int = 0
     """The table's latest seq this process knew when the news was published (for a presence change)."""
     revoked: str = ""
+    reaction: tuple[int, str] | None = None
+    """A seat's quick reaction: its seat and kind."""
 
 
 class Hub:
@@ -35,6 +40,7 @@ class Hub:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
         self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self._latest: dict[str, int] = {}
+        self._status: dict[str, Any] = {}
         self.revocations = 0
         """Capabilities reissued so far, of any table: a watcher that read its table before a reissue it could not
         hear yet (it was not listening) sees this change, and checks its capability again."""
@@ -53,6 +59,7 @@ class Hub:
             if not queues:
                 del self._queues[table_id]
                 self._latest.pop(table_id, None)
+                self._status.pop(table_id, None)
 
     def watched(self) -> list[str]:
         """The tables this process has watchers of."""
@@ -76,6 +83,23 @@ class Hub:
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()
             queue.put_nowait(news)
+
+    def set_status(self, table_id: str, status: object) -> bool:
+        """Keep the table's status for its watchers here; whether it changed."""
+        changed = self._status.get(table_id) != status
+        self._status[table_id] = status
+        return changed
+
+    def status(self, table_id: str) -> Any:
+        """The table's status as last kept here (None: not known)."""
+        return self._status.get(table_id)
+
+    def react(self, table_id: str, seat: int, kind: str) -> None:
+        """A seat's quick reaction, to every watcher of the table here."""
+        news = News(0, time.monotonic(), reaction=(seat, kind))
+        for queue in self._queues.get(table_id, ()):
+            if not queue.full():
+                queue.put_nowait(news)
 
     def arrive(self, table_id: str, seat: int) -> None:
         self._present[table_id][seat] += 1

@@ -23,11 +23,13 @@ Make = Callable[[TableRecord, str], Awaitable[Update]]
 
 
 class _Kept:
-    __slots__ = ("closed", "made", "seq")
+    __slots__ = ("closed", "due_ms", "made", "seq")
 
-    def __init__(self, seq: int, closed: bool) -> None:
+    def __init__(self, seq: int, closed: bool, due_ms: int) -> None:
         self.seq = seq
         self.closed = closed
+        self.due_ms = due_ms
+        """The turn's end the snapshots tell (a pause or a resume changes it at one seq)."""
         self.made: dict[str, asyncio.Future[Update]] = {}
 
 
@@ -45,8 +47,13 @@ class Snapshots:
         """``audience``'s snapshot of ``record``'s table at its ``seq``."""
         loop = asyncio.get_running_loop()
         kept = self._kept.get(record.table_id)
-        if kept is None or (kept.seq, kept.closed) < (record.seq, record.closed):
-            kept = self._kept[record.table_id] = _Kept(record.seq, record.closed)
+        at = (record.seq, record.closed)
+        if (
+            kept is None
+            or (kept.seq, kept.closed) < at
+            or ((kept.seq, kept.closed) == at and kept.due_ms != record.due_ms)
+        ):
+            kept = self._kept[record.table_id] = _Kept(record.seq, record.closed, record.due_ms)
         elif (kept.seq, kept.closed) != (record.seq, record.closed):  # a reader of an older record: not kept
             return await self._made(record, audience)
         self._kept.move_to_end(record.table_id)

@@ -13,6 +13,8 @@ class HostSettings:
     bot_delay_ms: int = 700
     table_idle_hours: float = 72.0
     heartbeat_seconds: float = 15.0
+    presence_grace_seconds: float = 30.0
+    """How long a person counts as present after their last Watch or call (the store's presence rows)."""
     timer_poll_seconds: float = 0.2
     timer_moves: int = 8
     open_tables: int = 50
@@ -31,13 +33,30 @@ class Settings:
     names: tuple[str, ...]
     bots: tuple[str, ...]
     turn_seconds: int
+    waiting_room: bool = False
+    """Opened in a waiting room (OpenTableRequest.waiting_room)."""
+    follow_presence: bool = False
+    """Pauses when no person is present, and plays the turns of a person away (OpenTableRequest.follow_presence)."""
+
+    @property
+    def minds_presence(self) -> bool:
+        """Whether the host counts who is at this table (:mod:`.attendance`)."""
+        return self.waiting_room or self.follow_presence
+
+    def people(self) -> list[int]:
+        """The seats of people (not bots)."""
+        return [seat for seat, bot in enumerate(self.bots) if not bot]
 
     def encode(self) -> bytes:
-        return json.dumps(
-            {"game": self.game, "names": self.names, "bots": self.bots, "turn": self.turn_seconds}
-        ).encode()
+        raw: dict[str, object] = {"game": self.game, "names": self.names, "bots": self.bots, "turn": self.turn_seconds}
+        if self.waiting_room:
+            raw["waiting_room"] = True
+        if self.follow_presence:
+            raw["follow_presence"] = True
+        return json.dumps(raw).encode()
 
     @classmethod
     def decode(cls, data: bytes) -> Settings:
         raw = json.loads(data)
-        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]))
+        presence = (bool(raw.get("waiting_room")), bool(raw.get("follow_presence")))
+        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]), *presence)

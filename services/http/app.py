@@ -28,7 +28,7 @@ from mazziere.services.http.openapi import request_body as openapi_request_body
 from mazziere.services.http.probes import PROBE_PATHS, PROBES_TAG, add_probes
 from mazziere.services.http.request import REQUEST_ID_HEADER
 from mazziere.services.http.rest import SEAT_KEY_HEADER, endpoint
-from mazziere.services.http.routes import ROUTES, SERVICE
+from mazziere.services.http.routes import HOST_ROUTES, ROUTES, SERVICE, Route
 from mazziere.services.http.web import WEB_PATH, add_web_table
 
 SERVERS = [{"url": "/", "description": "The gateway serving this document"}]
@@ -51,7 +51,8 @@ def create_app(
     app = FastAPI(
         title="Mazziere",
         version="v1",
-        summary="A stateless rules engine for Italian card games: the REST face of mazziere.v1.TableService.",
+        summary="A stateless rules engine for Italian card games: the REST face of mazziere.v1.TableService (and "
+        "of HostService, where the server hosts tables).",
         description=DESCRIPTION,
         docs_url=None,  # served by add_docs, from the package's own Swagger UI files
         redoc_url=None,
@@ -63,22 +64,31 @@ def create_app(
         openapi_tags=[{"name": "TableService", "description": _comment(SERVICE.full_name)}, PROBES_TAG],
     )
     max_body, read_timeout = config.gateway_max_body_bytes, config.gateway_read_timeout_seconds
-    for route in ROUTES:
-        app.add_api_route(
-            route.path,
-            endpoint(route, backend, max_body, read_timeout),
-            methods=[route.http_method],
-            name=route.rpc,
-            operation_id=route.rpc,
-            summary=route.summary,
-            description=_comment(route.method.full_name),
-            tags=["TableService"],
-            responses=responses(route),
-            openapi_extra=openapi_request_body(route),
-        )
+
+    def add_rest(routes: Sequence[Route], on: Backend) -> None:
+        for route in routes:
+            app.add_api_route(
+                route.path,
+                endpoint(route, on, max_body, read_timeout),
+                methods=[route.http_method],
+                name=route.rpc,
+                operation_id=route.rpc,
+                summary=route.summary,
+                description=_comment(route.method.full_name),
+                tags=[route.service.name],
+                responses=responses(route),
+                openapi_extra=openapi_request_body(route),
+            )
+
+    add_rest(ROUTES, backend)
     connect.add_routes(app.router, backend, max_body=max_body, read_timeout=read_timeout)
     if host is not None:
         service, host_backend = host
+        add_rest(HOST_ROUTES, host_backend)
+        app.openapi_tags = [
+            *(app.openapi_tags or []),
+            {"name": service.name, "description": _comment(service.full_name)},
+        ]
         connect.add_routes(app.router, host_backend, max_body=max_body, read_timeout=read_timeout, service=service)
     add_probes(app, backend, registry if config.gateway_metrics else None)
     if config.gateway_docs:

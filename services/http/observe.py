@@ -106,8 +106,9 @@ class Observe:
             self.latency.labels(method, template).observe(elapsed)
             if span is not None:
                 span.end(None if template == "unmatched" else template, status, request_id)
-            if self.log_requests:
-                self.log.info(
+            if self.log_requests:  # the web table's files and its streams are many and routine: at debug
+                quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
+                (self.log.debug if quiet else self.log.info)(
                     "http_request",
                     method=method,
                     route=template,

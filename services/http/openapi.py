@@ -19,10 +19,11 @@ from mazziere.services.http.errors import JSON
 from mazziere.services.http.headers import docs_policy
 from mazziere.services.http.request import REQUEST_ID_HEADER
 from mazziere.services.http.rest import NDJSON, SEAT_KEY_HEADER
-from mazziere.services.http.routes import ROUTES, Route
+from mazziere.services.http.routes import CAPABILITY_HEADER, HOST_ROUTES, ROUTES, Route
 from mazziere.services.http.schema import Schema, message_schemas, ref
 
 SEAT_KEY_SCHEME = "SeatKey"
+CAPABILITY_SCHEME = "TableCapability"
 
 SWAGGER_UI_STATIC = "/static/swagger-ui"
 """Where the Swagger UI files of the ``swagger-ui-bundle-v2`` package are served: /docs needs no CDN."""
@@ -153,8 +154,9 @@ def openapi(app: FastAPI) -> dict[str, Any]:
             contact=app.contact,
             tags=app.openapi_tags,
         )
-        bodies = [r.method.input_type for r in ROUTES if r.http_method != "GET"]  # a GET has no body
-        roots = bodies + [r.method.output_type for r in ROUTES]
+        served = _served(doc)
+        bodies = [r.method.input_type for r in served if r.http_method != "GET"]  # a GET has no body
+        roots = bodies + [r.method.output_type for r in served]
         schemas = message_schemas(*roots, error_details_pb2.ErrorInfo.DESCRIPTOR, comments=proto_comments())
         info = schemas.pop("google.rpc.ErrorInfo")
         reason = {
@@ -183,12 +185,21 @@ def openapi(app: FastAPI) -> dict[str, Any]:
                 "name": SEAT_KEY_HEADER,
                 "description": "A seat's key (from CreateTable's seatKeys), for the calls of that seat; it may "
                 "also go in the body's seatKey. A spectator's GetView needs none.",
-            }
+            },
         }
+        if any(route in HOST_ROUTES for route in served):
+            components["securitySchemes"][CAPABILITY_SCHEME] = {
+                "type": "apiKey",
+                "in": "header",
+                "name": CAPABILITY_HEADER,
+                "description": "A hosted table's capability, from OpenTable or ReissueInvite: a seat's invite (to "
+                "play and advise that seat), the spectators' (to watch) or the owner's (to reissue invites and "
+                "close). Only in this header: never in a path or a query string, which logs and browsers keep.",
+            }
         for path in doc["paths"].values():
             for operation in path.values():
                 _add_header_params(operation)
-        for route in ROUTES:
+        for route in served:
             if route.streaming:  # FastAPI adds its default JSON answer beside the NDJSON one
                 ok = doc["paths"][route.path][route.http_method.lower()]["responses"]["200"]["content"]
                 ok.pop(JSON, None)
@@ -196,11 +207,16 @@ def openapi(app: FastAPI) -> dict[str, Any]:
     return app.openapi_schema
 
 
+def _served(doc: dict[str, Any]) -> list[Route]:
+    """The RPC routes this app serves (the host's only where it hosts)."""
+    return [r for r in (*ROUTES, *HOST_ROUTES) if r.path in doc["paths"]]
+
+
 def _add_header_params(operation: dict[str, Any]) -> None:
     """The headers every RPC route reads: the request id, and the seat key (a security scheme) where the request
     has one."""
     op_id = operation.get("operationId")
-    route = next((r for r in ROUTES if r.rpc == op_id), None)
+    route = next((r for r in (*ROUTES, *HOST_ROUTES) if r.rpc == op_id), None)
     if route is None:
         operation["security"] = []  # the probes
         return
@@ -215,7 +231,9 @@ def _add_header_params(operation: dict[str, Any]) -> None:
             "schema": {"type": "string"},
         }
     ]
-    if "seat_key" in route.request_class.DESCRIPTOR.fields_by_name:
+    if route in HOST_ROUTES:  # every host call but OpenTable needs a capability
+        operation["security"] = [] if route.rpc == "OpenTable" else [{CAPABILITY_SCHEME: []}]
+    elif "seat_key" in route.request_class.DESCRIPTOR.fields_by_name:
         # The seat key in the header, or none (it may be in the body's seatKey; a spectator has none).
         operation["security"] = [{SEAT_KEY_SCHEME: []}, {}]
     else:

@@ -1,17 +1,18 @@
-"""Which HTTP route serves which RPC of TableService, and the OpenAPI examples of each."""
+"""Which HTTP route serves which RPC of TableService and of HostService, and the OpenAPI examples of each."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf.descriptor import MethodDescriptor
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
-from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from mazziere.services.gen.mazziere.v1 import host_pb2, service_pb2
 
-SERVICE = svc.DESCRIPTOR.services_by_name["TableService"]
+SERVICE = service_pb2.DESCRIPTOR.services_by_name["TableService"]
+HOST_SERVICE = host_pb2.DESCRIPTOR.services_by_name["HostService"]
 
 _TOKEN = "AAECAwQFBgcICQ=="  # stands for the base64 state token of the last answer
 _TABLE = "t_0123456789abcdef01234567"
@@ -110,10 +111,11 @@ class Route:
     """Server streaming: the answer is NDJSON, one response message per line."""
     answer: dict[str, Any] = field(default_factory=dict)
     """An example of the 200 answer (for streaming, of one line); real answers, trimmed to one seat's update."""
+    service: ServiceDescriptor = SERVICE
 
     @property
     def method(self) -> MethodDescriptor:
-        result: MethodDescriptor = SERVICE.methods_by_name[self.rpc]
+        result: MethodDescriptor = self.service.methods_by_name[self.rpc]
         return result
 
     @property
@@ -331,3 +333,100 @@ ROUTES = [
         answer={"step": _REPLAY_STEP},
     ),
 ]
+
+
+CAPABILITY_HEADER = "X-Table-Capability"
+"""Where a host call's capability goes (an invite's, the spectators' or the owner's): a header, never the URL."""
+_HOSTED = "t_9f3c2a7b41d0e5c8a6f1b2d3"
+_INVITE = "Kp3vQ0yZ8mW2rT6uX1aB4cD7eF9gH5jL0nS2tV4wY6z"
+
+
+def _hosted(rpc: str, path: str, summary: str, value: dict[str, Any], answer: dict[str, Any]) -> Route:
+    return Route(
+        rpc,
+        "POST",
+        path,
+        summary,
+        {"example": {"summary": summary, "value": value}},
+        answer=answer,
+        service=HOST_SERVICE,
+    )
+
+
+HOST_ROUTES = [
+    _hosted(
+        "OpenTable",
+        "/v1/hosted-tables",
+        "Open a table kept between people: its owner's capability and one invite a seat (and the spectators')",
+        {
+            "game": "sette_e_mezzo",
+            "seats": [
+                {"name": "Anna", "chips": "100"},
+                {"name": "Bruno", "chips": "100"},
+                {"name": "Nonno", "chips": "100", "bot": "cautious"},
+            ],
+            "turnSeconds": 60,
+        },
+        {
+            "tableId": _HOSTED,
+            "owner": {"capability": _INVITE, "url": f"http://localhost:8080/play/#table={_HOSTED}&invite=..."},
+            "invites": [{"seat": 0, "capability": "...", "url": "..."}, {"seat": 1, "capability": "...", "url": "..."}],
+        },
+    ),
+    _hosted(
+        "GetHostedTable",
+        "/v1/hosted-tables:get",
+        "The table as the capability's holder sees it now (X-Table-Capability: an invite, the spectators' or the "
+        "owner's)",
+        {"tableId": _HOSTED},
+        {
+            "update": {"seq": "3", "update": _FIRST_UPDATE, "toAct": [1], "game": "sette_e_mezzo"},
+            "presence": [{"name": "Anna", "connected": True}, {"seat": 1, "name": "Bruno"}],
+        },
+    ),
+    _hosted(
+        "Play",
+        "/v1/hosted-tables:play",
+        "Play a move for the invite's seat at the table's latest sequence number",
+        {"tableId": _HOSTED, "expectedSeq": "3", "action": {"seat": 0, "kind": "STAKE", "amount": "5"}},
+        {"update": {"seq": "4", "update": _FIRST_UPDATE, "toAct": [0], "game": "sette_e_mezzo"}},
+    ),
+    _hosted(
+        "AdviseSeat",
+        "/v1/hosted-tables:adviseSeat",
+        "The odds of each of the invite's seat's legal moves, from that seat's view only",
+        {"tableId": _HOSTED},
+        {"advice": _ADVICE},
+    ),
+    _hosted(
+        "ReissueInvite",
+        "/v1/hosted-tables:reissueInvite",
+        "The owner makes a new invite for a seat (or the spectators), revoking the old one and its open streams",
+        {"tableId": _HOSTED, "seat": 1},
+        {"invite": {"seat": 1, "capability": "...", "url": "..."}},
+    ),
+    _hosted(
+        "StartTable",
+        "/v1/hosted-tables:start",
+        "The owner starts a table that waits for its people: empty person seats are played by the table until "
+        "their person comes",
+        {"tableId": _HOSTED},
+        {"status": {"state": "TABLE_STATE_PLAYING"}},
+    ),
+    _hosted(
+        "React",
+        "/v1/hosted-tables:react",
+        "A quick reaction from the invite's seat to everyone watching (one of a fixed set; not kept, no seq)",
+        {"tableId": _HOSTED, "kind": "bella"},
+        {},
+    ),
+    _hosted(
+        "CloseTable",
+        "/v1/hosted-tables:close",
+        "The owner closes the table: no more moves; its watchers get a last update marked closed",
+        {"tableId": _HOSTED},
+        {"seq": "5"},
+    ),
+]
+"""HostService over REST: every RPC but Watch (a server stream, over Connect, gRPC-Web and gRPC). The
+capability goes in the X-Table-Capability header only, never in a path or a query string."""

@@ -22,7 +22,7 @@ from mazziere.services.gen.mazziere.v1 import errors_pb2
 from mazziere.services.http.app import SWAGGER_UI_STATIC, create_app
 from mazziere.services.http.comments import COMMENTS_FILE, proto_comments
 from mazziere.services.http.errors import HTTP_STATUS
-from mazziere.services.http.routes import ROUTES, Route
+from mazziere.services.http.routes import HOST_SERVICE, ROUTES, Route
 from mazziere.services.wire import protojson
 from tests.gateway.conftest import BASE, Gateway
 from tests.gateway.test_fuzz import _NoBackend
@@ -102,7 +102,8 @@ def test_the_installed_app_has_descriptions_without_protos(wheel: Path, tmp_path
 
 @pytest.fixture(scope="module")
 def doc() -> dict[str, Any]:
-    document: dict[str, Any] = create_app(_NoBackend(), BASE).openapi()
+    """The document of a server that hosts tables: TableService's routes and HostService's."""
+    document: dict[str, Any] = create_app(_NoBackend(), BASE, host=(HOST_SERVICE, _NoBackend())).openapi()
     return document
 
 

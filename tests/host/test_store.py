@@ -231,14 +231,15 @@ async def test_the_latest_token_is_the_table_changed_last_closed_or_not(backend:
 async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> None:
     await backend.open()
     assert backend.sql("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
-    assert {name: backend.columns(name) for name in ("tables", "capabilities", "steps", "seen")} == {
+    assert {name: backend.columns(name) for name in ("tables", "capabilities", "steps", "seen", "presence")} == {
         "tables": [
             *("table_id", "game", "token", "seq", "seat_keys", "settings", "due_ms"),
-            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms", "owner"),
+            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms", "owner", "hosting"),
         ],
         "capabilities": ["table_id", "audience", "digest"],
         "steps": ["table_id", "seq", "action"],
         "seen": ["table_id", "audience", "seq", "body"],
+        "presence": ["table_id", "seat", "seen_ms"],
     }
 
 

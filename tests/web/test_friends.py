@@ -110,20 +110,20 @@ def make_move(actor: Person, exchanged: set[int], seat: int, by_keyboard: bool) 
         exchanged.add(seat)
         assert page.locator(".actions button[data-kind=EXCHANGE]").count() == 0  # no button per exchange
         if by_keyboard:
-            # Focus went to the first move, the first card of the hand; Enter picks it, Tab reaches the widow.
-            assert page.evaluate("document.activeElement.dataset.pick") == "hand"
+            # Focus went to the first move, the first card of the widow; Enter picks it, Tab reaches the hand.
+            assert page.evaluate("document.activeElement.dataset.pick") == "widow"
             page.keyboard.press("Enter")
-            page.wait_for_selector("[data-pick=hand][aria-pressed=true]")
+            page.wait_for_selector("[data-pick=widow][aria-pressed=true]")
             for _ in range(12):
-                if page.evaluate("document.activeElement.dataset.pick") == "widow":
+                if page.evaluate("document.activeElement.dataset.pick") == "hand":
                     break
                 page.keyboard.press("Tab")
-            assert page.evaluate("document.activeElement.dataset.pick") == "widow"
+            assert page.evaluate("document.activeElement.dataset.pick") == "hand"
             page.keyboard.press("Enter")
         else:
             page.click("[data-pick=hand] >> nth=1")
             page.wait_for_selector("[data-pick=hand][aria-pressed=true]")
-            assert "Scelta (picked)" in page.inner_text(".exchange-help")
+            assert "Scelta:" in page.inner_text(".exchange-help")
             page.click("[data-pick=widow] >> nth=0")
         return
     kind = next((k for k in PREFERRED if k in kinds), kinds[0])
@@ -160,7 +160,7 @@ def test_three_people_and_a_spectator_play_a_hand_together(
     for seat, someone in enumerate(people):
         assert someone.page.get_attribute("#table", "data-seat") == str(seat)
     assert spectator.page.get_attribute("#table", "data-seat") == ""
-    assert "spettatore" in spectator.text(".role")
+    assert "Guardi il tavolo" in spectator.text(".role")
     # Presence: everyone sees the three people connected (a change pushed as each one arrived).
     for someone in [*people, spectator]:
         someone.page.wait_for_function(

@@ -20,6 +20,8 @@ export type {
   Presence,
   WatchResponse,
 } from "./gen/mazziere/v1/host_pb";
+export type { HostedStatus, Reaction } from "./gen/mazziere/v1/host_pb";
+export { TableState } from "./gen/mazziere/v1/host_pb";
 export type { ActionAdvice, AdviseResponse } from "./gen/mazziere/v1/service_pb";
 export { AdviceBasis, AdviceMethod } from "./gen/mazziere/v1/service_pb";
 export type {

@@ -2,17 +2,15 @@
 // case (d c s b: denari, coppe, spade, bastoni) with ranks A 2..7 F C R; French suits in upper case (H D C S)
 // with ranks A 2..9 T J Q K. Faces are SVG drawn here: the suit's symbol and the rank.
 
+import { t } from "./i18n";
+
 interface SuitInfo {
-  it: string;
-  en: string;
   color: string;
   symbol: string; // SVG shapes in a 100x100 box
 }
 
 const SUITS: Record<string, SuitInfo> = {
   d: {
-    it: "denari",
-    en: "coins",
     color: "#a86b00",
     symbol:
       '<circle cx="50" cy="50" r="42" fill="#f2c230" stroke="#8a5a00" stroke-width="6"/>' +
@@ -20,8 +18,6 @@ const SUITS: Record<string, SuitInfo> = {
       '<circle cx="50" cy="50" r="7" fill="#c0392b"/>',
   },
   c: {
-    it: "coppe",
-    en: "cups",
     color: "#b0271b",
     symbol:
       '<path d="M18 10 H82 Q84 50 56 60 V76 Q72 80 74 92 H26 Q28 80 44 76 V60 Q16 50 18 10 Z" ' +
@@ -29,8 +25,6 @@ const SUITS: Record<string, SuitInfo> = {
       '<path d="M24 22 H76" stroke="#f2c230" stroke-width="6"/>',
   },
   s: {
-    it: "spade",
-    en: "swords",
     color: "#1f4f8a",
     symbol:
       '<path d="M50 2 L60 16 V66 H40 V16 Z" fill="#9db8d9" stroke="#1f4f8a" stroke-width="4"/>' +
@@ -39,8 +33,6 @@ const SUITS: Record<string, SuitInfo> = {
       '<circle cx="50" cy="93" r="6" fill="#f2c230" stroke="#7a5200" stroke-width="2"/>',
   },
   b: {
-    it: "bastoni",
-    en: "batons",
     color: "#2e6b1f",
     symbol:
       '<path d="M38 6 Q50 0 62 6 L57 94 Q50 99 43 94 Z" fill="#6aa84f" stroke="#274e13" stroke-width="4"/>' +
@@ -48,29 +40,21 @@ const SUITS: Record<string, SuitInfo> = {
       '<circle cx="40" cy="70" r="5" fill="#274e13"/>',
   },
   H: {
-    it: "cuori",
-    en: "hearts",
     color: "#c0392b",
     symbol:
       '<path d="M50 90 C22 68 6 50 12 30 C18 12 42 10 50 30 C58 10 82 12 88 30 C94 50 78 68 50 90 Z" fill="#c0392b"/>',
   },
   D: {
-    it: "quadri",
-    en: "diamonds",
     color: "#c0392b",
     symbol: '<path d="M50 4 L86 50 L50 96 L14 50 Z" fill="#c0392b"/>',
   },
   C: {
-    it: "fiori",
-    en: "clubs",
     color: "#1a1a1a",
     symbol:
       '<circle cx="50" cy="28" r="19" fill="#1a1a1a"/><circle cx="28" cy="58" r="19" fill="#1a1a1a"/>' +
       '<circle cx="72" cy="58" r="19" fill="#1a1a1a"/><path d="M45 50 H55 L62 94 H38 Z" fill="#1a1a1a"/>',
   },
   S: {
-    it: "picche",
-    en: "spades",
     color: "#1a1a1a",
     symbol:
       '<path d="M50 6 C66 30 92 44 88 66 C84 84 62 84 55 72 L62 94 H38 L45 72 C38 84 16 84 12 66 ' +
@@ -100,37 +84,34 @@ export function parseCard(code: string): CardInfo | null {
   return { code, rank, label, suit, italian };
 }
 
-const IT_FACES: Record<number, [string, string]> = { 1: ["asso", "ace"], 8: ["fante", "jack"], 9: ["cavallo", "knight"], 10: ["re", "king"] };
-const FR_FACES: Record<number, [string, string]> = {
-  1: ["asso", "ace"],
-  11: ["fante", "jack"],
-  12: ["donna", "queen"],
-  13: ["re", "king"],
-};
-
-/** "7 di coppe (7 of cups)", "re di denari (king of coins)", "donna di picche (queen of spades)". */
+/** A card in the page's words: "7 di coppe" or "7 of cups", "re di denari", "queen of spades". */
 export function cardName(code: string): string {
   const card = parseCard(code);
   if (!card) return code;
-  const face = (card.italian ? IT_FACES : FR_FACES)[card.rank];
-  const [it, en] = face ?? [String(card.rank), String(card.rank)];
-  return `${it} di ${card.suit.it} (${en} of ${card.suit.en})`;
+  const rank = t.cards.faces[code[0]] ?? card.label;
+  return t.cards.name({ rank, suit: t.cards.suits[code[1]] ?? code[1] });
 }
 
-export const HIDDEN_NAME = "carta coperta (face-down card)";
+export function hiddenName(): string {
+  return t.cards.hidden;
+}
+
+let faces = 0;
 
 function faceSvg(card: CardInfo): string {
   const { color, symbol } = card.suit;
-  const index = (x: number, y: number, rotate: string) =>
-    `<g transform="translate(${x} ${y})${rotate}">` +
-    `<text x="0" y="0" font-size="15" font-weight="700" font-family="Georgia,serif" fill="${color}" ` +
-    `text-anchor="middle">${card.label}</text>` +
+  // The corner's rank and suit once, and its upside-down copy by reference: the card's rank is its text once
+  // (a pick button's visible text is then part of its name, "Prendi: 8 di cuori", as screen readers need).
+  const id = `face-${++faces}`;
+  const corner =
+    `<g id="${id}"><text x="0" y="0" font-size="15" font-weight="700" font-family="Georgia,serif" ` +
+    `fill="${color}" text-anchor="middle">${card.label}</text>` +
     `<svg x="-6" y="3" width="12" height="12" viewBox="0 0 100 100">${symbol}</svg></g>`;
   return (
     '<svg viewBox="0 0 60 90" xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false">' +
     '<rect x="1" y="1" width="58" height="88" rx="6" fill="#fffdf6" stroke="#555" stroke-width="1.5"/>' +
-    index(10, 17, "") +
-    index(50, 73, " rotate(180 0 0)") +
+    `<g transform="translate(10 17)">${corner}</g>` +
+    `<use href="#${id}" transform="translate(50 73) rotate(180 0 0)"/>` +
     `<svg x="14" y="27" width="32" height="36" viewBox="0 0 100 100">${symbol}</svg></svg>`
   );
 }
@@ -173,6 +154,6 @@ function drawCard(el: HTMLElement, code: string | undefined): void {
   } else {
     el.innerHTML = BACK_SVG;
     el.classList.add("back");
-    el.setAttribute("aria-label", HIDDEN_NAME);
+    el.setAttribute("aria-label", hiddenName());
   }
 }

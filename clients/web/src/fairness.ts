@@ -19,9 +19,25 @@ const ENTROPY_BYTES = 16;
 export interface Verdict {
   /** true: verified; false: a mismatch; null: committed before this page's record began (not verifiable here). */
   ok: boolean | null;
-  /** The draws revealed by the step checked. */
+  /** The draws revealed by the step checked, and those of them this page could check. */
   draws: number[];
-  text: string;
+  checked: number[];
+  /** Whether packs were revealed (else numbers drawn only). */
+  packs: boolean;
+  /** Cards checked in all. */
+  cards: number;
+  /** The first mismatch, in the verifier's words. */
+  error: string;
+}
+
+/** One draw of committed dealing, as the record tells it. */
+export interface DrawRecord {
+  draw: number;
+  commitment: string;
+  /** The seats that added their own chance (entropy) to it. */
+  seats: number[];
+  /** The seed, once revealed. */
+  seed: string;
 }
 
 export class Fairness {
@@ -115,27 +131,27 @@ export class Fairness {
   /** Checks the record when a step reveals `draws` (packs among them, or numbers drawn only). */
   private check(draws: number[], packs: boolean): void {
     const result = verifyRecord(this.record, { partial: this.missing >= 0n });
-    if (!result.ok) {
-      const what = packs ? "Mazzo NON verificato (deck not verified)" : "Estrazione NON verificata (draw not verified)";
-      this.verdict = { ok: false, draws, text: `${what}: ${result.error}` };
-    } else if (draws.every((d) => result.unverifiable.includes(d))) {
-      this.verdict = {
-        ok: null,
-        draws,
-        text:
-          `Estrazione (draw) ${draws.join(", ")} non verificabile qui: impegnata prima che questa pagina si collegasse ` +
-          `(not verifiable here: committed before this page joined)`,
-      };
-    } else {
-      const checked = draws.filter((d) => !result.unverifiable.includes(d)).join(", ");
-      const cards = `${result.checkedCards} ${result.checkedCards === 1 ? "carta controllata" : "carte controllate"}`;
-      this.verdict = {
-        ok: true,
-        draws,
-        text: packs
-          ? `Mazzo verificato (deck verified): estrazione (draw) ${checked} · ${cards} in tutto (cards checked in all)`
-          : `Estrazione verificata (draw verified): ${checked}`,
-      };
+    const checked = draws.filter((d) => !result.unverifiable.includes(d));
+    let ok: boolean | null = true;
+    if (!result.ok) ok = false;
+    else if (!checked.length) ok = null;
+    this.verdict = { ok, draws, checked, packs, cards: result.checkedCards, error: result.error ?? "" };
+  }
+
+  /** Every draw of the record: its commitment, the seats that gave it their chance, its seed once revealed. */
+  draws(): DrawRecord[] {
+    const found = new Map<number, DrawRecord>();
+    const of = (draw: number) => {
+      let record = found.get(draw);
+      if (!record) found.set(draw, (record = { draw, commitment: "", seats: [], seed: "" }));
+      return record;
+    };
+    for (const e of this.record) {
+      if (e.draw === undefined) continue;
+      if (e.kind === "COMMITTED") of(e.draw).commitment = e.data ?? "";
+      else if (e.kind === "ENTROPY" && e.seat !== undefined) of(e.draw).seats.push(e.seat);
+      else if (e.kind === "SEED") of(e.draw).seed = e.data ?? "";
     }
+    return [...found.values()].sort((a, b) => a.draw - b.draw);
   }
 }

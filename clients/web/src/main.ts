@@ -2,18 +2,22 @@
 // link (`/play/#table=<id>&invite=<capability>`), draws them live from Watch, and plays with Play and AdviseSeat.
 // It keeps only capabilities, by table (storage.ts): a reload reconnects to the host and redraws.
 
+import * as alerts from "./alert";
 import * as api from "./api";
+import { verdictText } from "./badge";
 import { button, el } from "./dom";
+import { chosenLanguage, LANGUAGES, language, t, useLanguage } from "./i18n";
+import { freshUi, type Handlers, tableScreen, tick, type Ui } from "./screen";
 import { Session } from "./session";
-import { CONNECTION, freshUi, type Handlers, tableScreen, tick, type Ui } from "./screen";
 import { type SetupChoice, setupScreen } from "./setup";
 import * as storage from "./storage";
 import { pastSteps, Watcher } from "./watch";
-import { goneText, REFUSALS } from "./words";
 
 const root = document.getElementById("app") as HTMLElement;
 const announce = document.getElementById("announce") as HTMLElement;
 const alertRegion = document.getElementById("alert") as HTMLElement;
+const toastRegion = document.getElementById("toast") as HTMLElement;
+const languageSlot = document.getElementById("language") as HTMLElement;
 
 let session: Session | null = null;
 let ui: Ui = freshUi();
@@ -21,9 +25,9 @@ let watcher: Watcher | null = null;
 
 /** The service's refusal in words for people, with its reason (e.g. STALE_SEQUENCE) for whoever reports it. */
 function refusalText(r: api.Refusal): string {
-  const words = REFUSALS;
-  const said = words[r.reason] ?? (r.reason ? r.message : "Il servizio non risponde (the service does not answer)");
-  const detail = words[r.reason] && r.message ? ` · ${r.message}` : "";
+  const words = t.refusals[r.reason];
+  const said = words ?? (r.reason ? r.message : t.refusals.silent);
+  const detail = words && r.message ? ` · ${r.message}` : "";
   return `${said}${detail}${r.reason ? ` (${r.reason})` : ""}`;
 }
 
@@ -48,7 +52,7 @@ function render(): void {
   const hadMove = Boolean(active?.closest("[data-move], .actions"));
   const log = root.querySelector(".log");
   const followLog = !log || log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-  root.replaceChildren(tableScreen(s, ui, handlers));
+  root.replaceChildren(tableScreen(s, ui, handlers, alerts.alertOn()));
   const again = key ? root.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
   if (again && !(again as HTMLButtonElement).disabled) again.focus();
   else if (s.myTurn && !ui.busy && (hadMove || !active || active === document.body)) {
@@ -64,20 +68,59 @@ function screenOf(id: string, ...children: (Node | string)[]): void {
 }
 
 function newTableButton(): HTMLElement {
-  return button({ id: "new-table", class: "primary" }, "Apri un nuovo tavolo (open a new table)", () => handlers.newTable());
+  return button({ id: "new-table", class: "primary" }, t.page.newTable, () => handlers.newTable());
+}
+
+/** The hand that just ended, in one short line for a few seconds (and read out). */
+let toastShown = -1n;
+let toastTimer = 0;
+
+function toast(s: Session): void {
+  const ended = s.ended;
+  if (!ended || ended.seq === toastShown) return;
+  toastShown = ended.seq;
+  toastRegion.textContent = ended.toast;
+  toastRegion.hidden = false;
+  say([ended.toast]);
+  clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => (toastRegion.hidden = true), 5000);
+}
+
+/** The language switch, on every screen: each language named in its own words; the choice is remembered. */
+function languageSwitch(): void {
+  const select = el("select", { id: "language-choice" }) as HTMLSelectElement;
+  for (const [code, catalogue] of Object.entries(LANGUAGES)) {
+    select.append(el("option", { value: code, lang: code }, catalogue.languages[code]));
+  }
+  select.value = language;
+  select.addEventListener("change", () => {
+    useLanguage(select.value, true);
+    languageSwitch();
+    redrawScreen();
+  });
+  languageSlot.replaceChildren(el("label", { for: "language-choice" }, t.page.language), select);
+}
+
+/** The screen shown now, drawn again (in a new language): the table, or the screen the address leads to. */
+function redrawScreen(): void {
+  if (session) render();
+  else route();
 }
 
 /** The host will not show this table to this page again: say why, plainly, and offer a new one. */
 function lost(tableId: string, r: api.Refusal): void {
   leaveTable();
   storage.forget(tableId);
-  const text = goneText(r.reason);
-  screenOf(
-    "gone",
-    el("h2", {}, "Tavolo non disponibile (table not available)"),
-    el("p", { role: "alert", "data-reason": r.reason }, text),
-    newTableButton(),
-  );
+  gone = r;
+  showGone(r);
+}
+
+let gone: api.Refusal | null = null;
+
+function showGone(r: api.Refusal): void {
+  const texts: Record<string, string> = { TABLE_NOT_FOUND: t.page.tableNotFound, CAPABILITY_REVOKED: t.page.inviteRevoked };
+  const text = texts[r.reason] ?? t.page.inviteInvalid;
+  screenOf("gone", el("h2", {}, t.page.gone), el("p", { role: "alert", "data-reason": r.reason }, text), newTableButton());
 }
 
 // -- the table --------------------------------------------------------------------------------------
@@ -105,20 +148,53 @@ const handlers: Handlers = {
   close() {
     void closeTable();
   },
+  toggleAlert() {
+    alerts.setAlert(!alerts.alertOn());
+    render();
+  },
   newTable() {
+    gone = null;
     leaveTable();
     storage.leave();
     history.pushState(null, "", location.pathname + location.search);
     void showSetup();
   },
   redraw: render,
+  start() {
+    const s = session;
+    if (!s?.owner) return;
+    api.host.startTable({ tableId: s.tableId }, api.as(s.owner)).then(
+      (started) => {
+        if (started.status) s.setStatus(started.status);
+        render();
+      },
+      (error) => {
+        ui.message = refusalText(api.refusal(error));
+        render();
+      },
+    );
+  },
+  react(kind) {
+    const s = session;
+    if (!s || s.seat === undefined) return;
+    api.host.react({ tableId: s.tableId, kind }, api.as(s.capability)).catch((error) => {
+      ui.message = refusalText(api.refusal(error));
+      render();
+    });
+  },
 };
+
+/** How long a reaction stays on its seat. */
+const REACTION_MS = 4000;
 
 async function play(legal: api.LegalAction, amount?: bigint, cards?: string[]): Promise<void> {
   const s = session;
   if (!s || ui.busy || s.seat === undefined) return;
   ui.busy = true;
   ui.message = "";
+  // The owner plays: the invites are sent, and their panel folds away.
+  ui.invitesDone = true;
+  ui.ownerOpen = false;
   render();
   try {
     // This seat's random bytes for the next draw, on its first move after each commitment (docs/fairness.md).
@@ -145,6 +221,7 @@ async function play(legal: api.LegalAction, amount?: bigint, cards?: string[]): 
     ui.drafts.delete(legal.kind);
     ui.picked = {};
     if (answer.update) say(s.apply(answer.update));
+    toast(s);
   } catch (error) {
     const r = api.refusal(error);
     if (api.isFinal(r)) return lost(s.tableId, r);
@@ -206,18 +283,20 @@ function leaveTable(): void {
   ui = freshUi();
 }
 
-/** The public record a page that joined late lacks, fetched once, so that it checks every pack (docs/fairness.md). */
+/** The steps a page that began late lacks, fetched once: the fairness record checks every pack with them
+ * (docs/fairness.md), and the log and the last hand's settlement are read again from the opening. */
 async function fetchHistory(s: Session, upTo: bigint): Promise<void> {
   const verdict = s.fairness.verdict;
-  let steps: api.HostedUpdate[] = [];
+  let steps: api.HostedUpdate[] | undefined;
   try {
     steps = await pastSteps(s.tableId, s.capability, upTo);
   } catch {
     // The record stays partial: the packs committed before the page joined stay "not verifiable here".
   }
-  s.fairness.history(steps, upTo, s.seat);
+  s.fairness.history(steps ?? [], upTo, s.seat);
+  s.past(steps, upTo);
   if (session !== s) return;
-  if (s.fairness.verdict !== verdict && s.fairness.verdict) say([s.fairness.verdict.text]);
+  if (s.fairness.verdict !== verdict && s.fairness.verdict) say([verdictText(s.fairness.verdict)]);
   render();
 }
 
@@ -231,32 +310,48 @@ function openTable(
   const s = new Session(tableId, kept.capability, kept.owner);
   session = s;
   // The opening's public events (the first commitments), which no Watch repeats: the record starts with them.
-  if (opening) s.fairness.step(opening.seq, opening.update?.events ?? [], undefined);
+  if (opening) s.opening(opening);
   ui.invites = invites;
   ui.ownerOpen = invites.size > 0;
+  ui.invitesDone = invites.size === 0;
   watcher = new Watcher(tableId, kept.capability, {
     afterSeq: () => (s.known ? s.seq : 0n),
     update(u) {
       const wasMyTurn = s.myTurn;
       const seq = s.seq;
+      const before = s.fairness.verdict;
       const lines = s.apply(u);
       if (s.seq !== seq) ui.picked = {};
-      say(!wasMyTurn && s.myTurn ? [...lines, "Tocca a te (your turn)"] : lines);
+      const verdict = s.fairness.verdict;
+      if (verdict && verdict !== before) lines.push(verdictText(verdict));
+      const turn = !wasMyTurn && s.myTurn;
+      say(turn ? [...lines, t.page.yourTurn] : lines);
+      if (turn) alerts.yourTurn();
       const gap = s.fairness.gap();
       if (gap !== undefined) void fetchHistory(s, gap);
       render();
+      toast(s);
     },
     presence(presence) {
       s.setPresence(presence);
       render();
     },
+    status(status) {
+      s.setStatus(status);
+      render();
+    },
+    reaction(reaction) {
+      s.reactions.set(reaction.seat, { kind: reaction.kind, until: Date.now() + REACTION_MS });
+      say([`${s.names[reaction.seat] ?? ""}: ${t.hosting.reactions[reaction.kind] ?? ""}`]);
+      render();
+      setTimeout(render, REACTION_MS + 50);
+    },
     connection(state, refusal) {
-      if (state !== s.connection) say([CONNECTION[state]]);
+      if (state !== s.connection) say([t.connection[state]]);
       s.connection = state;
-      if (state === "live" && ui.message.startsWith("Collegamento perso")) ui.message = "";
-      if (state === "reconnecting") {
-        ui.message = `Collegamento perso, riprovo… (connection lost, retrying)${refusal?.reason ? ` (${refusal.reason})` : ""}`;
-      }
+      if (state === "live" && ui.lostConnection) ui.message = "";
+      ui.lostConnection = state === "reconnecting";
+      if (state === "reconnecting") ui.message = `${t.page.connectionLost}${refusal?.reason ? ` (${refusal.reason})` : ""}`;
       render();
     },
     lost(refusal) {
@@ -276,7 +371,7 @@ async function start(choice: SetupChoice): Promise<void> {
     const opened = await api.host.openTable(choice.request);
     const mine = opened.invites.find((i) => i.seat === choice.mySeat);
     const owner = opened.owner?.capability;
-    if (!mine || !owner) throw new Error("the host's answer holds no invite for your seat");
+    if (!mine || !owner) throw new Error(t.page.noSeatInvite);
     storage.keep(opened.tableId, mine.capability, owner);
     // The others' invites are shown once, here; the page keeps none of them.
     const invites = new Map<string, api.Invite>();
@@ -296,7 +391,7 @@ function setupMessage(text: string): void {
 }
 
 async function showSetup(): Promise<void> {
-  screenOf("setup-screen", el("p", { class: "waiting" }, "Carico i giochi… (loading the games…)"));
+  screenOf("setup-screen", el("p", { class: "waiting" }, t.page.loadingGames));
   try {
     const { games } = await api.tables.listGames({});
     if (session) return;
@@ -316,6 +411,7 @@ function route(): void {
     // The capability leaves the address bar, so the link is not shared (or bookmarked) by accident.
     history.replaceState(null, "", `${location.pathname}${location.search}#table=${encodeURIComponent(tableId)}`);
   }
+  if (gone) return showGone(gone);
   const id = tableId ?? storage.last();
   const kept = id ? storage.kept(id) : undefined;
   if (id && kept) {
@@ -326,13 +422,8 @@ function route(): void {
   if (tableId) {
     screenOf(
       "gone",
-      el("h2", {}, "Manca l'invito (no invite)"),
-      el(
-        "p",
-        { role: "alert", "data-reason": "NO_INVITE" },
-        "Questo browser non ha un invito per questo tavolo: apri il link che ti hanno mandato. " +
-          "(This browser holds no invite to this table: open the link you were sent.)",
-      ),
+      el("h2", {}, t.page.noInvite),
+      el("p", { role: "alert", "data-reason": "NO_INVITE" }, t.page.noInviteText),
       newTableButton(),
     );
     return;
@@ -340,6 +431,12 @@ function route(): void {
   void showSetup();
 }
 
-window.addEventListener("hashchange", route);
+useLanguage(chosenLanguage());
+languageSwitch();
+alerts.wakeOnGesture();
+window.addEventListener("hashchange", () => {
+  gone = null;
+  route();
+});
 setInterval(() => tick(root), 1000);
 route();

@@ -1,17 +1,26 @@
 // The table screen, drawn from a Session and the page's own passing state (a move in flight, a message, the
 // advice, amounts typed, cards picked, invites just made). Every control has a `data-key` that stays the same from
 // one drawing to the next, so focus survives the redraws live updates bring.
+//
+// Laid out for a phone in one hand: the others' seats, the middle of the table, your seat (your cards in one
+// row), then a bar that sticks to the bottom of the screen with whose turn it is, the clock and your moves; below
+// it the advice, the last hand's settlement, the log, and the owner's panel once its invites are sent.
 
 import * as api from "./api";
 import { cardButton, cardElement, cardName } from "./cards";
 import { button, el } from "./dom";
+import { t } from "./i18n";
+import { invitesPanel } from "./invites";
 import type { Session } from "./session";
-import { picture, type Pile } from "./table";
-import { ACTION_NAMES, gameTitle, policyName, shortHex } from "./words";
+import { picture, type Pile, type SeatPicture } from "./table";
+import { fairnessBadge } from "./badge";
+import { gameTitle, moveName, policyName, seatName } from "./words";
 
 export interface Ui {
   busy: boolean;
   message: string;
+  /** The message says the connection was lost (it goes when the page is live again). */
+  lostConnection: boolean;
   advice: { seq: bigint; answer: api.AdviseResponse } | null;
   /** Amounts typed, by move kind: kept when a move is refused. */
   drafts: Map<string, string>;
@@ -19,12 +28,32 @@ export interface Ui {
   picked: { hand?: string; widow?: string };
   /** Invites made by this page as the owner: shown until the page leaves the table, never stored. */
   invites: Map<string, api.Invite>;
+  /** The invites copied or shared, and those whose QR code is shown. */
+  sent: Set<string>;
+  qr: Set<string>;
+  /** The owner's panel is open; `invitesDone`: its links were sent (it folds, and moves below the log). */
   ownerOpen: boolean;
+  invitesDone: boolean;
   confirmClose: boolean;
+  fairnessOpen: boolean;
 }
 
 export function freshUi(): Ui {
-  return { busy: false, message: "", advice: null, drafts: new Map(), picked: {}, invites: new Map(), ownerOpen: false, confirmClose: false };
+  return {
+    busy: false,
+    message: "",
+    lostConnection: false,
+    advice: null,
+    drafts: new Map(),
+    picked: {},
+    invites: new Map(),
+    sent: new Set(),
+    qr: new Set(),
+    ownerOpen: false,
+    invitesDone: true,
+    confirmClose: false,
+    fairnessOpen: false,
+  };
 }
 
 export interface Handlers {
@@ -34,18 +63,23 @@ export interface Handlers {
   reissue(seat: number | undefined): void;
   close(): void;
   newTable(): void;
+  toggleAlert(): void;
   redraw(): void;
+  /** The owner ends the waiting room. */
+  start(): void;
+  /** This seat's quick reaction, to everyone at the table. */
+  react(kind: string): void;
 }
 
 /** A move in words: its kind, its target and its cards (a legal action's, or an advised action's). */
 export function actionLabel(legal: Pick<api.LegalAction, "kind" | "target" | "cards">, names: string[]): string {
-  const target = legal.target !== undefined ? (names[legal.target] ?? `posto (seat) ${legal.target + 1}`) : "";
-  let label = ACTION_NAMES[legal.kind] ?? legal.kind.toLowerCase().replace(/_/g, " ");
-  if (legal.kind === "SWAP" && target) label = `Scambio con ${target} (swap with ${target})`;
-  else if (legal.kind === "REVIVE" && target) label = `Rientro: una vita da ${target} (revive: a life from ${target})`;
+  const target = seatName(names, legal.target);
+  let label = moveName(legal.kind);
+  if (legal.kind === "SWAP" && target) label = t.move.swapWith(target);
+  else if (legal.kind === "REVIVE" && target) label = t.move.reviveFrom(target);
   else if (target) label += ` → ${target}`;
   if (legal.kind === "EXCHANGE" && legal.cards.length === 2) {
-    label = `Scambio (exchange): dai ${cardName(legal.cards[0])}, prendi ${cardName(legal.cards[1])}`;
+    label = t.move.exchange(cardName(legal.cards[0]), cardName(legal.cards[1]));
   } else if (legal.cards.length) {
     label += `: ${legal.cards.map(cardName).join(", ")}`;
   }
@@ -56,12 +90,6 @@ export function timeLeft(endsMs: number): string {
   const seconds = Math.max(0, Math.ceil((endsMs - Date.now()) / 1000));
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
-
-export const CONNECTION: Record<Session["connection"], string> = {
-  connecting: "collegamento… (connecting)",
-  live: "in diretta (live)",
-  reconnecting: "riconnessione… (reconnecting)",
-};
 
 /** Moves wait while one is in flight, and while the page is not live (its view may be behind the table's). */
 function held(s: Session, ui: Ui): boolean {
@@ -97,60 +125,81 @@ function pickRow(
   seat?: number,
 ): HTMLElement {
   const row = el("div", { class: "cards" });
-  const verb = where === "hand" ? "Dai (give)" : "Prendi (take)";
+  const verb = where === "hand" ? t.move.give : t.move.take;
   for (const c of cards) {
     if (!c.card || !allowed.has(c.card)) {
       row.append(cardElement(c.card || undefined, seat));
       continue;
     }
     const code = c.card;
-    const button = cardButton(code, verb, ui.picked[where] === code);
-    button.dataset.key = `pick-${where}-${code}`;
-    button.dataset.pick = where;
-    button.dataset.move = "EXCHANGE";
-    if (seat !== undefined) button.dataset.seat = String(seat);
-    button.disabled = off;
-    button.addEventListener("click", () => h.pick(where, code));
-    row.append(button);
+    const pick = cardButton(code, verb, ui.picked[where] === code);
+    pick.dataset.key = `pick-${where}-${code}`;
+    pick.dataset.pick = where;
+    pick.dataset.move = "EXCHANGE";
+    if (seat !== undefined) pick.dataset.seat = String(seat);
+    pick.disabled = off;
+    pick.addEventListener("click", () => h.pick(where, code));
+    row.append(pick);
   }
   return row;
 }
 
-function seatsPanel(s: Session, ui: Ui, h: Handlers): HTMLElement {
-  const pic = picture(s.update?.view);
+/** How long the chips moving take to float into place (ms), as style.css animates them. */
+const MOVING_MS = 1200;
+
+/** The seat's chips, and the chips the last step moved to or from it ("+3", "−1"), until the next step. */
+function chipsLine(s: Session, seat: number, chips: bigint): HTMLElement {
+  const count = el("strong", { class: "chip-count" }, String(chips));
+  const line = el("p", { class: "chips" }, `${t.table.chips}: `, count);
+  const moved = s.moved;
+  const delta = moved?.bySeat.get(seat);
+  const elapsed = moved ? Math.min(Date.now() - moved.at, MOVING_MS) : MOVING_MS;
+  if (delta) {
+    const badge = el("span", { class: `chip-delta ${delta > 0n ? "up" : "down"}`, "aria-hidden": "true" });
+    badge.textContent = delta > 0n ? `+${delta}` : `−${-delta}`;
+    // A redraw keeps the animation where it was (CSSOM, which the page's CSP allows).
+    badge.style.animationDelay = `-${elapsed}ms`;
+    count.classList.add("changed");
+    count.style.animationDelay = `-${elapsed}ms`;
+    line.append(badge);
+  }
+  return line;
+}
+
+function seatPanel(s: Session, ui: Ui, h: Handlers, seat: SeatPicture, i: number): HTMLElement {
   const legal = legalOf(s);
   const picks = exchangeable(legal);
-  const seats = el("div", { class: "seats" });
-  pic.seats.forEach((seat, i) => {
-    const presence = s.presence.find((p) => p.seat === i);
-    const bot = presence?.bot ?? "";
-    const mine = i === s.seat;
-    const who = mine ? "tu (you)" : bot ? policyName(bot) : "persona (person)";
-    const connected = presence?.connected ?? false;
-    const classes = ["seat", mine ? "me" : "", s.toAct.includes(i) && !s.isOver ? "to-act" : "", seat.out ? "out" : ""];
-    const status = bot
-      ? el("span", { class: "presence bot" }, "")
-      : el("span", { class: `presence ${connected ? "on" : "off"}` }, connected ? "collegato (connected)" : "assente (away)");
-    const cards = mine && picks.hand.size ? pickRow(seat.cards, "hand", picks.hand, ui, h, held(s, ui), i) : cardsRow(seat.cards, i);
-    seats.append(
-      el(
-        "section",
-        {
-          class: classes.join(" ").trim(),
-          "data-seat": String(i),
-          "data-chips": String(seat.chips),
-          "data-connected": String(bot ? true : connected),
-          "aria-label": `${seat.name} (${who})`,
-        },
-        el("h3", {}, seat.name, el("small", {}, ` ${who}`)),
-        status,
-        el("p", { class: "chips" }, "fiches (chips): ", el("strong", { class: "chip-count" }, String(seat.chips))),
-        cards,
-        el("p", { class: "notes" }, seat.notes.join(" · ")),
-      ),
-    );
-  });
-  return seats;
+  const presence = s.presence.find((p) => p.seat === i);
+  const bot = presence?.bot ?? "";
+  const mine = i === s.seat;
+  const who = mine ? t.table.you : bot ? policyName(bot) : t.table.person;
+  const connected = presence?.connected ?? false;
+  const toAct = s.toAct.includes(i) && !s.isOver && !s.closed;
+  const classes = ["seat", mine ? "me" : "", toAct ? "to-act" : "", seat.out ? "out" : ""];
+  const status = bot
+    ? el("span", { class: "presence bot" })
+    : el("span", { class: `presence ${connected ? "on" : "off"}` }, connected ? t.table.present : t.table.away);
+  if (!bot && s.playedByTable(i)) status.append(" · ", el("span", { class: "played-by-table" }, t.hosting.playedByTable));
+  const reacted = s.reactions.get(i);
+  const bubble =
+    reacted && reacted.until > Date.now()
+      ? el("span", { class: "reaction", "data-reaction": reacted.kind }, t.hosting.reactions[reacted.kind] ?? "")
+      : "";
+  const cards = mine && picks.hand.size ? pickRow(seat.cards, "hand", picks.hand, ui, h, held(s, ui), i) : cardsRow(seat.cards, i);
+  return el(
+    "section",
+    {
+      class: classes.filter(Boolean).join(" "),
+      "data-seat": String(i),
+      "data-chips": String(seat.chips),
+      "data-connected": String(bot ? true : connected),
+      "aria-label": `${seat.name} (${who})`,
+    },
+    el("h3", {}, seat.name, el("small", {}, ` ${who}`), " ", status, " ", bubble),
+    chipsLine(s, i, seat.chips),
+    cards,
+    el("p", { class: "notes" }, seat.notes.join(" · ")),
+  );
 }
 
 function pileRow(pile: Pile, picks: Set<string>, ui: Ui, h: Handlers, off: boolean): HTMLElement {
@@ -161,52 +210,38 @@ function pileRow(pile: Pile, picks: Set<string>, ui: Ui, h: Handlers, off: boole
 function middlePanel(s: Session, ui: Ui, h: Handlers): HTMLElement {
   const pic = picture(s.update?.view);
   const picks = exchangeable(legalOf(s)).widow;
-  const middle = el("section", { class: "middle", "aria-label": "Il tavolo (the table)" });
+  const middle = el("section", { class: "middle", "aria-label": t.table.theTable });
   if (pic.pot !== null) {
-    middle.append(el("p", { class: "pot", "data-pot": String(pic.pot) }, "piatto (pot): ", el("strong", {}, String(pic.pot))));
+    middle.append(el("p", { class: "pot", "data-pot": String(pic.pot) }, `${t.view.pot}: `, el("strong", {}, String(pic.pot))));
   }
   for (const pile of pic.piles) middle.append(pileRow(pile, picks, ui, h, held(s, ui)));
   middle.append(el("p", { class: "info" }, pic.info.join(" · ")));
   return middle;
 }
 
-/** Committed dealing (docs/fairness.md): the commitment to the next draw, short, and the check of the last pack
- * revealed (over the events this page received). */
-function fairnessLine(s: Session): HTMLElement {
-  const { commitment, verdict } = s.fairness;
-  const line = el("p", {
-    class: "fairness",
-    "data-draw": commitment ? String(commitment.draw) : "",
-    "data-commitment": commitment?.data ?? "",
-    "data-verified": verdict ? String(verdict.ok) : "",
-  });
-  if (commitment) {
-    line.append(
-      `Prossima estrazione (next draw) ${commitment.draw}, impegno (commitment) `,
-      el("code", { title: commitment.data }, shortHex(commitment.data)),
-    );
-  }
-  if (verdict) {
-    if (commitment) line.append(" · ");
-    const state = verdict.ok === true ? "ok" : verdict.ok === false ? "bad" : "unknown";
-    // Not a live region: the screen is drawn again at every step; the verdict is read out once, as a log line.
-    line.append(el("span", { class: `verdict ${state}` }, verdict.text));
-  }
-  return line;
+/** What the frame colours mean. */
+function legend(): HTMLElement {
+  return el(
+    "p",
+    { class: "legend", "aria-label": t.table.legend },
+    el("span", { class: "swatch you", "aria-hidden": "true" }),
+    t.table.legendYou,
+    el("span", { class: "swatch to-act", "aria-hidden": "true" }),
+    t.table.legendToAct,
+  );
 }
 
 /** Whose turn it is, and the time left to a person's turn (the page's clock ticks it down; see `tick`). */
 function turnLine(s: Session): HTMLElement {
   const line = el("p", { class: "turn" });
   if (s.closed || s.isOver || !s.toAct.length) return line;
-  const names = s.names;
   const people = s.toAct.filter((seat) => !s.isBot(seat));
-  const who = s.toAct.map((seat) => (seat === s.seat ? "te (you)" : (names[seat] ?? ""))).join(", ");
-  line.append(s.myTurn ? "Tocca a te (your turn)" : `Tocca a (to play): ${who}`);
+  const others = s.toAct.filter((seat) => seat !== s.seat).map((seat) => seatName(s.names, seat));
+  line.append(el("strong", {}, s.myTurn ? t.table.yourTurn : t.table.turnOf(others.join(", "))));
   if (people.length && s.turnEndsMs > 0) {
-    line.append(" · tempo (time left) ", el("span", { class: "timer", "data-ends": String(s.turnEndsMs) }, timeLeft(s.turnEndsMs)));
+    line.append(` · ${t.table.timeLeft} `, el("span", { class: "timer", "data-ends": String(s.turnEndsMs) }, timeLeft(s.turnEndsMs)));
   } else if (!people.length) {
-    line.append(" · il bot ci pensa… (the bot is thinking)");
+    line.append(` · ${t.table.botThinking}`);
   }
   return line;
 }
@@ -225,7 +260,7 @@ function amountControl(legal: api.LegalAction, names: string[], ui: Ui, h: Handl
     ui.drafts.set(legal.kind, amount.value);
     const typed = amount.value.trim();
     if (!/^\d+$/.test(typed) || BigInt(typed) < min || BigInt(typed) > max) {
-      ui.message = `L'importo va da ${min} a ${max} (the amount must be ${min} to ${max})`;
+      ui.message = t.table.amountRange(String(min), String(max));
       h.redraw();
       return;
     }
@@ -236,59 +271,58 @@ function amountControl(legal: api.LegalAction, names: string[], ui: Ui, h: Handl
   amount.addEventListener("keydown", (event) => {
     if (event.key === "Enter") send();
   });
-  return el("div", { class: "amount" }, el("label", { for: id }, `Quanto (amount) ${min}–${max}`), amount, play);
+  return el("div", { class: "amount" }, el("label", { for: id }, t.table.amount(String(min), String(max))), amount, play);
 }
 
-function actionsPanel(s: Session, ui: Ui, h: Handlers): HTMLElement {
-  const panel = el("section", { class: "actions", "aria-label": "Le tue mosse (your moves)" });
-  if (s.closed) {
-    panel.append(el("p", { class: "waiting" }, "Il tavolo è chiuso (the table is closed)."));
-    return panel;
-  }
-  if (s.isOver) {
-    panel.append(el("p", { class: "waiting" }, "Partita finita (game over)."));
-    return panel;
-  }
-  if (s.seat === undefined) {
-    panel.append(el("p", { class: "waiting" }, "Guardi il tavolo da spettatore (you are watching)."));
-    return panel;
-  }
+/** Your moves (or what you wait for), in the bar. */
+function movesRow(s: Session, ui: Ui, h: Handlers): HTMLElement {
+  const row = el("div", { class: "actions" });
+  const waiting = (text: string) => {
+    row.append(el("p", { class: "waiting" }, text));
+    return row;
+  };
+  if (s.closed) return waiting(t.table.closed);
+  if (s.isOver) return waiting(t.table.over);
+  if (s.seat === undefined) return waiting(t.table.watching);
   const legal = legalOf(s);
-  if (!legal.length) {
-    panel.append(el("p", { class: "waiting" }, "Aspetta il tuo turno (wait for your turn)."));
-    return panel;
-  }
+  if (!legal.length) return waiting(t.table.wait);
   const names = s.names;
   const picks = exchangeable(legal);
   if (picks.hand.size) {
     const chosen = ui.picked.hand ?? ui.picked.widow;
-    panel.append(
-      el(
-        "p",
-        { class: "exchange-help", id: "exchange-help" },
-        chosen
-          ? `Scelta (picked): ${cardName(chosen)}. Ora ` +
-              (ui.picked.hand ? "una carta del monte (now a card of the widow)." : "una tua carta (now one of yours).")
-          : "Scambio: scegli una tua carta e una del monte (exchange: pick one of your cards, then one of the widow's).",
-      ),
-    );
-    if (chosen) {
-      panel.append(button({ class: "clear", "data-key": "pick-clear" }, "Annulla la scelta (clear the pick)", () => h.pick("hand", "")));
-    }
+    let help = t.table.exchangeHelp;
+    if (ui.picked.hand) help = t.table.pickedHand(cardName(ui.picked.hand));
+    else if (chosen) help = t.table.pickedWidow(cardName(chosen));
+    row.append(el("p", { class: "exchange-help", id: "exchange-help" }, help));
+    if (chosen) row.append(button({ class: "clear", "data-key": "pick-clear" }, t.table.clearPick, () => h.pick("hand", "")));
   }
   legal.forEach((move, i) => {
     if (move.kind === "EXCHANGE") return;
     if (move.maxAmount > 0n) {
-      panel.append(amountControl(move, names, ui, h, i, held(s, ui)));
+      row.append(amountControl(move, names, ui, h, i, held(s, ui)));
       return;
     }
-    const label = actionLabel(move, names);
-    const play = button({ "data-kind": move.kind, "data-move": move.kind, "data-key": `move-${move.kind}-${i}` }, label, () => h.play(move));
+    const play = button({ "data-kind": move.kind, "data-move": move.kind, "data-key": `move-${move.kind}-${i}` }, actionLabel(move, names), () =>
+      h.play(move),
+    );
     play.disabled = held(s, ui);
     if (move.kind === "DEAL") play.classList.add("primary", "next-hand");
-    panel.append(play);
+    row.append(play);
   });
-  return panel;
+  if (worthAdvice(legal) && ui.advice?.seq !== s.seq) {
+    const ask = button({ id: "advise", class: "advise", "data-key": "advise" }, t.advice.ask, () => h.advise());
+    ask.disabled = held(s, ui);
+    row.append(ask);
+  }
+  return row;
+}
+
+/** The bar at the bottom of the screen: whose turn, the clock, a refusal if any, your moves. */
+function actionBar(s: Session, ui: Ui, h: Handlers): HTMLElement {
+  const bar = el("section", { class: "bar", "aria-label": t.table.moves }, turnLine(s));
+  if (ui.message) bar.append(el("p", { class: "message" }, ui.message));
+  bar.append(movesRow(s, ui, h));
+  return bar;
 }
 
 const percent = (p: number) => `${Math.round(p * 100)}%`;
@@ -299,32 +333,24 @@ function worthAdvice(legal: api.LegalAction[]): boolean {
   return choices.length > 1 || choices.some((l) => l.maxAmount > l.minAmount);
 }
 
-/** How the figures were found: over sampled deals, or counted over every way the unseen cards may lie; "esatto"
+/** How the figures were found: over sampled deals, or counted over every way the unseen cards may lie; exact
  * only where every action's basis says exact (the bank's advice may be an approximation). */
 function methodText(advice: api.AdviseResponse): string {
-  if (advice.method === api.AdviceMethod.SAMPLED) return `${advice.samples} partite simulate (sampled deals)`;
+  if (advice.method === api.AdviceMethod.SAMPLED) return t.advice.sampled(String(advice.samples));
   const exact = advice.actions.every((a) => a.basis === api.AdviceBasis.EXACT);
-  return exact ? "calcolo esatto (exact)" : "calcolo in parte approssimato (partly approximate)";
+  return exact ? t.advice.exact : t.advice.approximate;
 }
 
 /** The margin of one action's expected chips: a standard error where sampled, a bound where approximate. */
 function margin(a: api.ActionAdvice): string {
   if (a.basis === api.AdviceBasis.SAMPLED) return ` ± ${a.standardError.toFixed(2)}`;
-  if (a.basis === api.AdviceBasis.APPROXIMATE) return ` ± ${a.errorBound.toFixed(2)} (circa, approximate)`;
+  if (a.basis === api.AdviceBasis.APPROXIMATE) return ` ± ${a.errorBound.toFixed(2)} (${t.advice.about})`;
   return "";
 }
 
-function advicePanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
-  const legal = legalOf(s);
-  if (!worthAdvice(legal)) return null;
-  const panel = el("section", { class: "advice", "aria-label": "Consiglio (advice)" });
-  const shown = ui.advice?.seq === s.seq ? ui.advice.answer : null;
-  if (!shown) {
-    const ask = button({ id: "advise", "data-key": "advise" }, "Consiglio: che faccio? (what should I do?)", () => h.advise());
-    ask.disabled = held(s, ui);
-    panel.append(ask);
-    return panel;
-  }
+function advicePanel(s: Session, ui: Ui): HTMLElement | null {
+  const shown = ui.advice?.seq === s.seq && s.myTurn ? ui.advice.answer : null;
+  if (!shown) return null;
   const busts = s.game === "sette_e_mezzo";
   const best = Math.max(...shown.actions.map((a) => a.expectedValue));
   const names = s.names;
@@ -333,120 +359,70 @@ function advicePanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
     const amount = a.action && a.action.amount ? ` ${a.action.amount}` : "";
     const ev = a.expectedValue;
     const figures: [string, string][] = [
-      ["fiches attese (expected chips)", `${ev > 0 ? "+" : ""}${ev.toFixed(2)}${margin(a)}`],
-      ["vince (win)", percent(a.win)],
-      ["pari (push)", percent(a.push)],
-      ["perde (lose)", percent(a.lose)],
+      [t.advice.expected, `${ev > 0 ? "+" : ""}${ev.toFixed(2)}${margin(a)}`],
+      [t.advice.win, percent(a.win)],
+      [t.advice.push, percent(a.push)],
+      [t.advice.lose, percent(a.lose)],
     ];
-    if (busts) figures.push(["sballa (bust)", percent(a.bust)]);
+    if (busts) figures.push([t.advice.bust, percent(a.bust)]);
     const isBest = ev === best;
     const item = el(
       "li",
       isBest ? { class: "best" } : {},
       el("strong", {}, move + amount),
-      isBest ? el("span", { class: "badge" }, " la migliore (best)") : "",
+      isBest ? el("span", { class: "badge" }, ` ${t.advice.best}`) : "",
       el("dl", {}, ...figures.map(([term, value]) => el("div", {}, el("dt", {}, term), el("dd", {}, value)))),
     );
     if (a.action) item.dataset.kind = a.action.kind;
     return item;
   });
-  panel.append(el("h3", {}, `Consiglio (advice) · ${methodText(shown)}`), el("ul", { class: "advice-list" }, ...items));
-  return panel;
-}
-
-function settlementPanel(s: Session): HTMLElement | null {
-  if (!s.settlement) return null;
   return el(
     "section",
-    { class: "settlement", "aria-label": "Conti dell'ultima mano (the last hand's settlement)" },
-    el("h3", {}, "Conti dell'ultima mano (the last hand's settlement)"),
-    el("ul", {}, ...s.settlement.map((line) => el("li", {}, line))),
+    { class: "advice", "aria-label": t.advice.title },
+    el("h3", {}, `${t.advice.title} · ${methodText(shown)}`),
+    el("ul", { class: "advice-list" }, ...items),
   );
 }
 
-/** An invite link with its copy button (the link is text: opening it here would take this page to that seat). */
-export function inviteRow(label: string, key: string, invite: api.Invite): HTMLElement {
-  const id = `invite-${key}`;
-  const input = el("input", { type: "text", id, readonly: "", class: "invite-url", "data-invite": key, "data-key": id }) as HTMLInputElement;
-  input.value = invite.url;
-  input.addEventListener("focus", () => input.select());
-  const copy = button({ class: "copy", "data-key": `copy-${key}` }, "Copia (copy)", () => {
-    navigator.clipboard.writeText(invite.url).then(
-      () => (copy.textContent = "Copiato (copied)"),
-      () => {
-        input.focus();
-        input.select();
-        copy.textContent = "Selezionato: Ctrl+C per copiare (selected: press Ctrl+C)";
-      },
-    );
-  });
-  return el("div", { class: "invite" }, el("label", { for: id }, label), input, copy);
+function settlementPanel(s: Session): HTMLElement | null {
+  const hand = s.settlement();
+  if (!hand) return null;
+  const list = (lines: string[], kind: string) => el("ul", { class: kind }, ...lines.map((line) => el("li", {}, line)));
+  return el(
+    "section",
+    { class: "settlement", "aria-labelledby": "settlement-title" },
+    el("h3", { id: "settlement-title" }, t.result.title),
+    list(hand.results, "results"),
+    hand.payments.length ? el("h4", {}, t.result.payments) : "",
+    hand.payments.length ? list(hand.payments, "payments") : "",
+  );
 }
 
-function ownerPanel(s: Session, ui: Ui, h: Handlers): HTMLElement | null {
-  if (!s.owner || s.closed) return null;
-  const names = s.names;
-  const rows: HTMLElement[] = [];
-  for (const p of s.presence) {
-    if (p.bot || p.seat === s.seat) continue;
-    const key = `seat-${p.seat}`;
-    const name = names[p.seat] ?? p.name;
-    const invite = ui.invites.get(key);
-    const label = `Nuovo invito per ${name} (new invite; the old one stops working)`;
-    const again = button({ class: "reissue", "data-key": `reissue-${key}` }, label, () => h.reissue(p.seat));
-    rows.push(el("div", { class: "owner-seat" }, invite ? inviteRow(`Invito di ${name} (${name}'s invite)`, key, invite) : "", again));
-  }
-  const watchers = ui.invites.get("spectators");
-  const label = "Nuovo link per gli spettatori (new spectators' link; the old one stops working)";
-  const again = button({ class: "reissue", "data-key": "reissue-spectators" }, label, () => h.reissue(undefined));
-  rows.push(el("div", { class: "owner-seat" }, watchers ? inviteRow("Spettatori (spectators)", "spectators", watchers) : "", again));
-  const close = el("div", { class: "close-table" });
-  if (ui.confirmClose) {
-    const yes = button({ class: "danger", id: "close-yes", "data-key": "close-yes" }, "Sì, chiudi per tutti (yes, close it for everyone)", () =>
-      h.close(),
-    );
-    const no = button({ "data-key": "close-no" }, "No", () => {
-      ui.confirmClose = false;
-      h.redraw();
-    });
-    close.append(el("span", {}, "Chiudere il tavolo? Nessuno potrà più giocarci. (Close the table? Nobody can play it any more.) "), yes, no);
-  } else {
-    close.append(
-      button({ id: "close-table", "data-key": "close-table" }, "Chiudi il tavolo (close the table)", () => {
-        ui.confirmClose = true;
-        h.redraw();
-      }),
-    );
-  }
-  const fresh = ui.invites.size > 0;
-  const details = el(
-    "details",
-    { class: "owner", id: "owner" },
-    el("summary", {}, "Inviti e tavolo (invites and the table)"),
-    fresh
-      ? el(
-          "p",
-          { class: "hint" },
-          "Ogni link si vede solo ora: copialo e mandalo a chi deve sedersi a quel posto. " +
-            "(Each link is shown only now: copy it and send it to whoever sits there.)",
-        )
-      : "",
-    ...rows,
-    close,
-  ) as HTMLDetailsElement;
-  details.open = ui.ownerOpen;
-  details.addEventListener("toggle", () => (ui.ownerOpen = details.open));
-  return details;
+function logPanel(s: Session, lines: string[]): HTMLElement[] {
+  const items = lines.slice(-300).map((line) => el("li", {}, line));
+  if (s.history === "loading") items.unshift(el("li", { class: "log-note" }, t.log.loading));
+  else if (s.history === "partial") items.unshift(el("li", { class: "log-note" }, t.log.partial));
+  return [el("h3", { id: "log-title" }, t.log.title), el("ol", { class: "log", "aria-labelledby": "log-title", tabindex: "0" }, ...items)];
 }
 
-export function tableScreen(s: Session, ui: Ui, h: Handlers): HTMLElement {
-  const title = gameTitle(s.game);
-  const newTable = button({ id: "new-table", "data-key": "new-table" }, "Nuovo tavolo (new table)", () => h.newTable());
-  const names = s.names;
-  const role =
-    s.seat !== undefined
-      ? `Giochi al posto di ${names[s.seat] ?? s.seat + 1} (you play this seat)`
-      : "Guardi da spettatore: vedi solo le carte scoperte (you are watching: face-up cards only)";
+const BELL_PATH =
+  '<path d="M12 3a6 6 0 0 0-6 6v4l-2 3h16l-2-3V9a6 6 0 0 0-6-6z" fill="none" stroke="currentColor" stroke-width="2"/>' +
+  '<path d="M10 19a2 2 0 0 0 4 0" fill="none" stroke="currentColor" stroke-width="2"/>';
+const BELL = `<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">${BELL_PATH}</svg>`;
+const BELL_OFF =
+  `<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">${BELL_PATH}` +
+  '<path d="M4 4l16 16" stroke="currentColor" stroke-width="2"/></svg>';
+
+export function tableScreen(s: Session, ui: Ui, h: Handlers, alertIsOn: boolean): HTMLElement {
+  // A bell, named by its state: "alert on my turn: off". Its picture is markup of this file, not text.
+  const alert = button(
+    { id: "alert-toggle", class: "alert-toggle", "data-key": "alert-toggle", "aria-pressed": String(alertIsOn), title: t.table.alertHint },
+    "",
+    () => h.toggleAlert(),
+  );
+  alert.innerHTML = alertIsOn ? BELL : BELL_OFF;
+  alert.setAttribute("aria-label", alertIsOn ? t.table.alertOn : t.table.alertOff);
+  const newTable = button({ id: "new-table", "data-key": "new-table" }, t.table.newTable, () => h.newTable());
   const screen = el(
     "main",
     {
@@ -459,31 +435,76 @@ export function tableScreen(s: Session, ui: Ui, h: Handlers): HTMLElement {
       "data-busy": String(ui.busy),
       "data-closed": String(s.closed),
       "data-my-turn": String(s.myTurn),
+      "data-history": s.history,
+      "data-state": s.waiting ? "waiting" : s.paused ? "paused" : "playing",
     },
     el(
       "header",
       {},
-      el("h2", {}, title),
-      el("span", { class: `connection ${s.connection}` }, CONNECTION[s.connection]),
+      el("h2", {}, gameTitle(s.game)),
+      el("span", { class: `connection ${s.connection}` }, t.connection[s.connection]),
+      alert,
       newTable,
     ),
   );
   if (!s.known) {
-    screen.append(el("p", { class: "waiting" }, "Mi collego al tavolo… (connecting to the table…)"), el("p", { class: "message" }, ui.message));
+    screen.append(el("p", { class: "waiting" }, t.table.connecting), el("p", { class: "message" }, ui.message));
     return screen;
   }
-  screen.append(
-    el("p", { class: "role" }, role),
-    seatsPanel(s, ui, h),
-    middlePanel(s, ui, h),
-    fairnessLine(s),
-    turnLine(s),
-    el("p", { class: "message" }, ui.message),
-    actionsPanel(s, ui, h),
-  );
-  for (const panel of [advicePanel(s, ui, h), settlementPanel(s), ownerPanel(s, ui, h)]) if (panel) screen.append(panel);
-  screen.append(el("h3", {}, "Cronaca (log)"), el("ol", { class: "log", "aria-label": "Cronaca (log)" }, ...s.log.map((line) => el("li", {}, line))));
+  const owner = invitesPanel(s, ui, h);
+  if (owner && !ui.invitesDone) screen.append(owner);
+  const pic = picture(s.update?.view);
+  const others = el("div", { class: "seats" });
+  let mine: HTMLElement | null = null;
+  pic.seats.forEach((seat, i) => {
+    const panel = seatPanel(s, ui, h, seat, i);
+    if (i === s.seat) mine = el("div", { class: "seats mine" }, panel);
+    else others.append(panel);
+  });
+  const names = s.names;
+  const role = s.seat !== undefined ? t.table.role(seatName(names, s.seat)) : t.table.spectator;
+  const { log, fairness } = s.chronicle();
+  // The play (the table, your seat, the bar) and its story (the advice, the last hand, the log) side by side on a
+  // wide screen, one after the other on a phone.
+  const play = el("div", { class: "play" }, el("p", { class: "role" }, role), legend());
+  const held = hostingNote(s, h);
+  if (held) play.append(held);
+  play.append(others, middlePanel(s, ui, h));
+  if (mine) play.append(mine);
+  play.append(fairnessBadge(s, ui, fairness), actionBar(s, ui, h));
+  if (s.seat !== undefined && !s.closed) play.append(reactionsRow(h));
+  const story = el("div", { class: "story" });
+  for (const panel of [advicePanel(s, ui), settlementPanel(s)]) if (panel) story.append(panel);
+  story.append(...logPanel(s, log));
+  if (owner && ui.invitesDone) story.append(owner);
+  screen.append(el("div", { class: "layout" }, play, story));
   return screen;
+}
+
+/** The waiting room (how many have come; the owner's "Si comincia") or the pause, above the seats. */
+function hostingNote(s: Session, h: Handlers): HTMLElement | null {
+  if (s.paused) return el("p", { class: "hosting", role: "status", "data-state": "paused" }, t.hosting.paused);
+  if (!s.waiting) return null;
+  const people = s.presence.filter((p) => !p.bot);
+  const note = el(
+    "div",
+    { class: "hosting", role: "status", "data-state": "waiting" },
+    el("p", {}, t.hosting.waiting(people.filter((p) => p.joined).length, people.length)),
+  );
+  if (s.owner) {
+    note.append(el("p", {}, t.hosting.waitingOwner));
+    note.append(button({ class: "start", "data-key": "start", "data-move": "START" }, t.hosting.start, () => h.start()));
+  }
+  return note;
+}
+
+/** The quick reactions a seat may send: a fixed set, each a button. */
+function reactionsRow(h: Handlers): HTMLElement {
+  const row = el("div", { class: "reactions", role: "group", "aria-label": t.hosting.reactionsLabel });
+  for (const [kind, shown] of Object.entries(t.hosting.reactions)) {
+    row.append(button({ class: "react", "data-key": `react-${kind}`, "data-reaction": kind }, shown, () => h.react(kind)));
+  }
+  return row;
 }
 
 /** Ticks the turn timers down (the page's own clock; the host keeps the real one and plays when it runs out). */

@@ -1,15 +1,30 @@
 // A table as this page knows it: what the host last showed its capability's holder (the view, its legal actions,
-// who is to act and until when), who is connected, and what the page saw happen (the log, the last settlement).
-// Every step carries its sequence number: a step is applied once, whether it came from Play's answer or from the
-// Watch stream, and a step older than the one shown is dropped.
+// who is to act and until when), who is connected, and the steps the page has of the table's history. Every step
+// carries its sequence number: a step is applied once, whether it came from Play's answer or from the Watch
+// stream, and a step older than the one shown is dropped.
+//
+// The log and the last hand's settlement are read from those steps (`chronicle.ts`), in the language of the
+// moment; a page that begins late (a reload, a reconnect, a guest) fetches the steps from the table's opening
+// once and reads them from there.
 
-import type * as api from "./api";
+import * as api from "./api";
+import { type HandEnd, lastHand, netChips, stepLines } from "./chronicle";
 import { Fairness } from "./fairness";
 import { picture, seatNames } from "./table";
 import type { Connection } from "./watch";
-import { eventText, transferText } from "./words";
 
-const LOG_LINES = 300;
+/** Steps kept for the log (a long table's oldest are dropped; the log shows its last lines). */
+const MOST_STEPS = 2000;
+
+/** Where the page's record of the table's past stands. */
+export type History = "whole" | "loading" | "partial";
+
+/** Chips the last step moved, by seat, for the page to show them moving (until the next step). */
+export interface Moved {
+  seq: bigint;
+  bySeat: Map<number, bigint>;
+  at: number;
+}
 
 export class Session {
   game = "";
@@ -25,11 +40,16 @@ export class Session {
   /** When the host plays the turn of the seats to act (Unix ms; 0: no timer). */
   turnEndsMs = 0;
   presence: api.Presence[] = [];
-  log: string[] = [];
-  /** The last hand that ended: its results (from the view) and the chips its last step moved. */
-  settlement: string[] | null = null;
-  /** Hands this page saw end. */
+  /** The table's steps this page has, in order, from the opening when `history` is "whole". */
+  steps: api.HostedUpdate[] = [];
+  history: History = "whole";
+  /** The view of the table when this page began (a snapshot): its results stand until a hand ends here. */
+  private snapshotResults: string[] = [];
+  /** Hands this page saw end live. */
   hands = 0;
+  /** The last hand that ended while the page was open: for the toast. */
+  ended: HandEnd | null = null;
+  moved: Moved | null = null;
   connection: Connection = "connecting";
   /** The public record this page received: the commitment shown, each revealed pack checked, the seat's entropy. */
   fairness = new Fairness();
@@ -52,11 +72,19 @@ export class Session {
     return this.seat !== undefined && this.toAct.includes(this.seat) && !this.isOver && !this.closed;
   }
 
+  /** The opening step (OpenTable's answer, to the owner's page): the first of the record. */
+  opening(u: api.HostedUpdate): void {
+    this.fairness.step(u.seq, u.update?.events ?? [], undefined);
+    this.steps = [u];
+  }
+
   /** Applies one update of the host; answers the new lines of the log (empty for a step already shown). */
   apply(u: api.HostedUpdate): string[] {
     if (u.game) this.game = u.game;
     if (u.snapshot) {
-      // The table as the host has it now: it replaces whatever the page showed.
+      // The table as the host has it now: it replaces whatever the page showed. Steps missed in between are
+      // fetched (the fairness record's gap), and the log read again from them.
+      const missed = !this.steps.length || this.steps[this.steps.length - 1].seq !== u.seq;
       this.known = true;
       this.seq = u.seq;
       this.fairness.snapshot(u.seq, u.update);
@@ -66,15 +94,15 @@ export class Session {
       this.turnEndsMs = Number(u.turnEndsUnixMs);
       if (u.update) this.update = u.update;
       this.seat = u.update?.seat;
-      // A table whose hand has ended: its results stand as the settlement (the chips it moved are not in a snapshot).
-      const results = picture(this.update?.view).results;
-      if (!this.settlement && results.length) this.settlement = results;
-      if (this.log.length) return [];
-      this.log = ["Al tavolo: la cronaca comincia da qui (at the table: the log starts here)"];
-      return this.log;
+      if (missed) {
+        this.steps = [];
+        this.history = "loading";
+        this.snapshotResults = picture(this.update?.view).results;
+      }
+      return [];
     }
     if (this.known && u.seq <= this.seq) return [];
-    const before = this.toAct;
+    const before = this.steps[this.steps.length - 1];
     this.known = true;
     this.seq = u.seq;
     this.toAct = u.toAct;
@@ -84,35 +112,77 @@ export class Session {
       this.update = u.update;
       if (u.update.seat !== undefined) this.seat = u.update.seat;
     }
-    const names = this.names;
     const events = u.update?.events ?? [];
-    const lines: string[] = [];
-    const late = before.length === 1 && !this.isBot(before[0]) && events.some((e) => e.auto);
-    if (late) {
-      const who = names[before[0]] ?? "";
-      lines.push(`Tempo scaduto per ${who}: il tavolo gioca per lui con prudenza (${who}'s time ran out: the table plays a cautious move)`);
-    }
-    for (const e of events) lines.push(eventText(e, names, this.game));
-    const verdict = this.fairness.verdict;
     this.fairness.step(u.seq, events, this.seat);
-    if (this.fairness.verdict !== verdict && this.fairness.verdict) lines.push(this.fairness.verdict.text);
-    // The chips the step moved, in the words of the settlement: one wording, payer first.
-    for (const t of u.settlement) lines.push(transferText(t, names));
+    this.steps = [...this.steps, u].slice(-MOST_STEPS);
+    if (u.closed) this.closed = true;
+    const names = this.names;
+    this.moved = u.settlement.length ? { seq: u.seq, bySeat: netChips(u.settlement), at: Date.now() } : null;
     if (events.some((e) => e.kind === "HAND_OVER" || e.kind === "GAME_OVER")) {
-      // What everyone at the table sees alike, whenever they sat down: the results the view holds and the chips
-      // this last step moved (a bust's stake, paid when it happened, is in the results).
       this.hands += 1;
-      this.settlement = [...picture(this.update?.view).results, ...u.settlement.map((t) => transferText(t, names))];
+      this.ended = lastHand(this.steps, names, this.seat);
     }
-    if (u.closed) {
-      this.closed = true;
-      lines.push("Il tavolo è stato chiuso da chi l'ha aperto (the owner closed the table)");
+    const lines = stepLines(u, before, this.game, names, (seat) => this.isBot(seat));
+    return lines.filter((line) => !line.fairness).map((line) => line.text);
+  }
+
+  /** The table's steps from its opening up to `upTo`, fetched once: the log and the settlement are read from
+   * them (with the steps received since); `undefined`: they could not be had, the log starts where the page did. */
+  past(steps: api.HostedUpdate[] | undefined, upTo: bigint): void {
+    const before = steps?.filter((u) => u.seq <= upTo) ?? [];
+    if (!steps || before.some((u, i) => u.seq !== BigInt(i)) || before.length !== Number(upTo) + 1) {
+      if (this.history === "loading") this.history = "partial";
+      return;
     }
-    this.log = [...this.log, ...lines].slice(-LOG_LINES);
-    return lines;
+    const after = this.steps.filter((u) => u.seq > upTo);
+    this.steps = [...before, ...after].slice(-MOST_STEPS);
+    this.history = "whole";
+  }
+
+  /** The log, in the page's language: each step's events and the chips it moved; the fairness lines apart. */
+  chronicle(): { log: string[]; fairness: string[] } {
+    const log: string[] = [];
+    const fairness: string[] = [];
+    const names = this.names;
+    this.steps.forEach((u, i) => {
+      for (const line of stepLines(u, this.steps[i - 1], this.game, names, (seat) => this.isBot(seat))) {
+        (line.fairness ? fairness : log).push(line.text);
+      }
+    });
+    return { log, fairness };
+  }
+
+  /** The last hand's settlement: its results (busts and points too) and every payment of the hand. */
+  settlement(): { results: string[]; payments: string[] } | null {
+    const hand = lastHand(this.steps, this.names, this.seat);
+    if (hand) return hand;
+    return this.snapshotResults.length ? { results: this.snapshotResults, payments: [] } : null;
   }
 
   setPresence(presence: api.Presence[]): void {
     this.presence = presence;
+  }
+
+  /** The table's hosted state (waiting, playing, paused); its clock supersedes the last update's. */
+  state: api.TableState = api.TableState.PLAYING;
+  /** The latest reaction of each seat, and when it stops being shown (ms). */
+  reactions = new Map<number, { kind: string; until: number }>();
+
+  setStatus(status: api.HostedStatus): void {
+    this.state = status.state;
+    this.turnEndsMs = Number(status.turnEndsUnixMs);
+  }
+
+  get waiting(): boolean {
+    return this.state === api.TableState.WAITING;
+  }
+
+  get paused(): boolean {
+    return this.state === api.TableState.PAUSED;
+  }
+
+  /** Whether the table plays this seat for its person now. */
+  playedByTable(seat: number): boolean {
+    return Boolean(this.presence.find((p) => p.seat === seat)?.playedByTable);
   }
 }

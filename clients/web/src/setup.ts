@@ -6,9 +6,10 @@ import { fromJson, toJson, type JsonObject, type JsonValue, type MessageInitShap
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { GameInfo, OptionInfo } from "./api";
 import { el } from "./dom";
+import { t } from "./i18n";
 import type { OpenTableRequestSchema } from "./gen/mazziere/v1/host_pb";
 import { RulesSchema } from "./gen/mazziere/v1/table_pb";
-import { POLICIES, presetName } from "./words";
+import { choiceName, gameTitle, optionWords, POLICY_IDS, policyName, presetName } from "./words";
 
 export interface SetupChoice {
   request: MessageInitShape<typeof OpenTableRequestSchema>;
@@ -22,7 +23,6 @@ type Mode = "solo" | "friends";
 /** The Rules field of a game: "sette_e_mezzo" -> "setteEMezzo"; options likewise: "min_stake" -> "minStake". */
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-const PEOPLE = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Franco", "Giulia", "Ivo", "Laura", "Marco", "Nina", "Oscar"];
 const TURN_SECONDS: Record<Mode, number> = { solo: 300, friends: 60 };
 const MOST_SEATS = 12;
 
@@ -55,7 +55,7 @@ function optionInput(option: OptionInfo, value: JsonValue | undefined): HTMLElem
     input.checked = value === true;
   } else if (option.type === "enum") {
     input = el("select", { id }) as HTMLSelectElement;
-    for (const choice of option.choices) input.append(el("option", { value: choice }, choice.toLowerCase().replace(/_/g, " ")));
+    for (const choice of option.choices) input.append(el("option", { value: choice }, choiceName(choice)));
     input.value = option.choices.find((c) => String(value ?? "").endsWith(`_${c}`)) ?? String(fallback);
   } else if (option.type === "int") {
     input = el("input", { type: "number", id, step: "1", inputmode: "numeric" }) as HTMLInputElement;
@@ -67,14 +67,17 @@ function optionInput(option: OptionInfo, value: JsonValue | undefined): HTMLElem
     input.value = option.type.startsWith("list") ? (list ?? []).join(", ") : String(value ?? "");
   }
   input.dataset.option = option.name;
-  const shown = Array.isArray(fallback) ? fallback.join(", ") : String(fallback ?? "none");
-  return el(
-    "div",
-    { class: "option" },
-    el("label", { for: id }, el("code", {}, option.name.replace(/_/g, " "))),
-    input,
-    el("small", {}, `${option.doc} (default: ${shown.toLowerCase()})`),
-  );
+  const [label, doc] = optionWords(option.name, option.doc);
+  return el("div", { class: "option" }, el("label", { for: id }, label), input, el("small", {}, `${doc} ${t.setup.defaultIs(defaultText(option, fallback))}`));
+}
+
+/** An option's default in words: a choice by its name, yes or no, a list, or "none". */
+function defaultText(option: OptionInfo, value: JsonValue): string {
+  if (value === null || value === "" || (Array.isArray(value) && !value.length)) return t.setup.none;
+  if (Array.isArray(value)) return value.join(", ");
+  if (typeof value === "boolean") return value ? t.setup.yes : t.setup.no;
+  if (option.type === "enum") return choiceName(String(value));
+  return String(value);
 }
 
 /** The option's value as the form holds it, in the JSON form of the game's Rules message. */
@@ -100,10 +103,10 @@ function normalized(value: JsonValue | undefined): string {
 export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => void, say: (text: string) => void): HTMLElement {
   let mode: Mode = "solo";
   const gameSelect = el("select", { id: "game" }) as HTMLSelectElement;
-  for (const g of games) gameSelect.append(el("option", { value: g.id }, g.title));
+  for (const g of games) gameSelect.append(el("option", { value: g.id }, gameTitle(g.id)));
   const presetSelect = el("select", { id: "preset" }) as HTMLSelectElement;
   const options = el("div", { class: "options" });
-  const seats = el("div", { class: "seats-setup", role: "list", "aria-label": "Posti (seats)" });
+  const seats = el("div", { class: "seats-setup", role: "list", "aria-label": t.setup.seats });
   const chips = el("input", { id: "chips", type: "number", min: "1", step: "1", value: "50" }) as HTMLInputElement;
   const turn = el("input", { id: "turn", type: "number", min: "10", max: "3600", step: "5", value: String(TURN_SECONDS.solo) }) as HTMLInputElement;
   let turnTouched = false;
@@ -127,12 +130,12 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
     rows().forEach((row, i) => {
       const name = row.querySelector(".seat-name") as HTMLInputElement;
       const bot = kindOf(row) !== "";
-      const fallback = bot ? `Bot ${++bots}` : (PEOPLE[people++] ?? `Giocatore ${i + 1}`);
+      const fallback = bot ? t.setup.bot(++bots) : (t.setup.people[people++] ?? t.setup.player(i + 1));
       if (!name.dataset.typed) name.value = fallback;
       row.querySelector(".seat-number")!.textContent = `${i + 1}.`;
-      name.setAttribute("aria-label", `Nome, posto ${i + 1} (name, seat ${i + 1})`);
-      row.querySelector(".seat-kind")!.setAttribute("aria-label", `Chi gioca al posto ${i + 1} (who plays seat ${i + 1})`);
-      row.querySelector(".me")!.setAttribute("aria-label", `Al posto ${i + 1} siedi tu (you sit at seat ${i + 1})`);
+      name.setAttribute("aria-label", t.setup.nameOf(i + 1));
+      row.querySelector(".seat-kind")!.setAttribute("aria-label", t.setup.kindOf(i + 1));
+      row.querySelector(".me")!.setAttribute("aria-label", t.setup.meAt(i + 1));
     });
   };
   /** "You" sit at a person's seat: the first one if yours became a bot's. */
@@ -149,16 +152,16 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
     const name = el("input", { type: "text", class: "seat-name", maxlength: "40" }) as HTMLInputElement;
     name.addEventListener("input", () => (name.dataset.typed = name.value ? "1" : ""));
     const select = el("select", { class: "seat-kind" }) as HTMLSelectElement;
-    select.append(el("option", { value: "" }, "persona (person)"), ...POLICIES.map((p) => el("option", { value: p.id }, p.name)));
+    select.append(el("option", { value: "" }, t.setup.person), ...POLICY_IDS.map((id) => el("option", { value: id }, policyName(id))));
     select.value = kind;
     select.addEventListener("change", () => {
       renumber();
       fixMe();
     });
-    const remove = el("button", { type: "button", class: "remove", "aria-label": "Togli il posto (remove the seat)" }, "✕");
+    const remove = el("button", { type: "button", class: "remove", "aria-label": t.setup.removeSeat }, "✕");
     const row = el("div", { class: "seat-row", role: "listitem" }, el("span", { class: "seat-number" }), me, name, select, remove);
     remove.addEventListener("click", () => {
-      if (rows().length <= 2) return say("Servono almeno due posti (a table needs two seats at least)");
+      if (rows().length <= 2) return say(t.setup.twoSeats);
       row.remove();
       renumber();
       fixMe();
@@ -166,7 +169,7 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
     return row;
   };
   const addSeat = (kind: string) => {
-    if (rows().length >= MOST_SEATS) return say(`Al più ${MOST_SEATS} posti (${MOST_SEATS} seats at most)`);
+    if (rows().length >= MOST_SEATS) return say(t.setup.mostSeats(MOST_SEATS));
     seats.append(seatRow(kind));
     renumber();
     fixMe();
@@ -187,7 +190,7 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
   addSeat("cautious");
   (rows()[0].querySelector(".me") as HTMLInputElement).checked = true;
 
-  const addButton = el("button", { type: "button", id: "add-seat" }, "+ posto (add a seat)");
+  const addButton = el("button", { type: "button", id: "add-seat" }, t.setup.addSeat);
   addButton.addEventListener("click", () => addSeat(mode === "solo" ? "cautious" : ""));
   const modeChoice = (value: Mode, label: string) => {
     const input = el("input", { type: "radio", name: "mode", id: `mode-${value}`, value }) as HTMLInputElement;
@@ -206,35 +209,20 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
 
   const form = el(
     "form",
-    { id: "setup", "aria-label": "Nuovo tavolo (new table)" },
-    el("h2", {}, "Nuovo tavolo (new table)"),
-    el(
-      "fieldset",
-      { class: "modes" },
-      el("legend", {}, "Con chi giochi? (who do you play with?)"),
-      modeChoice("solo", "Da solo contro i bot (solo against bots)"),
-      modeChoice("friends", "Con gli amici (with friends): ognuno dal suo telefono (each on their own device)"),
-    ),
-    el("div", { class: "row" }, el("label", { for: "game" }, "Gioco (game)"), gameSelect),
-    el("div", { class: "row" }, el("label", { for: "preset" }, "Regole (rules)"), presetSelect),
-    el("details", {}, el("summary", {}, "Opzioni (options)"), options),
-    el("h3", {}, "Posti (seats)"),
-    el(
-      "p",
-      { class: "hint" },
-      "Per ogni posto: una persona o un bot; il pallino dice dove siedi tu. (Each seat: a person or a bot; the dot marks yours.)",
-    ),
+    { id: "setup", "aria-labelledby": "setup-title" },
+    el("h2", { id: "setup-title" }, t.setup.form),
+    el("fieldset", { class: "modes" }, el("legend", {}, t.setup.who), modeChoice("solo", t.setup.solo), modeChoice("friends", t.setup.friends)),
+    el("div", { class: "row" }, el("label", { for: "game" }, t.setup.game), gameSelect),
+    el("div", { class: "row" }, el("label", { for: "preset" }, t.setup.rules), presetSelect),
+    el("details", {}, el("summary", {}, t.setup.options), options),
+    el("h3", {}, t.setup.seats),
+    el("p", { class: "hint" }, t.setup.seatsHint),
     seats,
     addButton,
-    el("div", { class: "row" }, el("label", { for: "chips" }, "Fiches a testa (chips each)"), chips),
-    el("div", { class: "row" }, el("label", { for: "turn" }, "Secondi per mossa (seconds a turn)"), turn),
-    el(
-      "p",
-      { class: "hint" },
-      "Allo scadere il tavolo gioca al posto di chi tarda, con prudenza. " +
-        "(When the time runs out the table plays a cautious move for the late player.)",
-    ),
-    el("button", { type: "submit", id: "start", class: "primary" }, "Apri il tavolo (open the table)"),
+    el("div", { class: "row" }, el("label", { for: "chips" }, t.setup.chips), chips),
+    el("div", { class: "row" }, el("label", { for: "turn" }, t.setup.turn), turn),
+    el("p", { class: "hint" }, t.setup.turnHint),
+    el("button", { type: "submit", id: "start", class: "primary" }, t.setup.open),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -250,26 +238,29 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
     }
     const all = rows();
     const mySeat = all.findIndex((row) => (row.querySelector(".me") as HTMLInputElement).checked);
-    if (mySeat < 0) return say("Serve almeno un posto per una persona (a table needs one person's seat at least)");
+    if (mySeat < 0) return say(t.setup.onePerson);
     const each = BigInt(Math.max(0, Math.round(Number(chips.value) || 0)));
     const request: SetupChoice["request"] = {
       game: g.id,
       preset: presetSelect.value,
       seats: all.map((row, i) => ({
-        name: (row.querySelector(".seat-name") as HTMLInputElement).value.trim() || `Posto ${i + 1}`,
+        name: (row.querySelector(".seat-name") as HTMLInputElement).value.trim() || t.setup.seatName(i + 1),
         chips: each,
         bot: kindOf(row),
       })),
       turnSeconds: Math.max(0, Math.round(Number(turn.value) || 0)),
+      // The table waits for its people, pauses when nobody is there and plays for whoever is away.
+      waitingRoom: true,
+      followPresence: true,
     };
     if (Object.keys(overrides).length) {
       try {
         request.options = fromJson(RulesSchema, { [camel(g.id)]: overrides });
       } catch (error) {
-        return say(`Un'opzione non va (an option is not valid): ${error instanceof Error ? error.message : String(error)}`);
+        return say(t.setup.badOption(error instanceof Error ? error.message : String(error)));
       }
     }
-    start({ request, mySeat, title: `${g.title} · ${presetName(presetSelect.value)}` });
+    start({ request, mySeat, title: `${gameTitle(g.id)} · ${presetName(presetSelect.value)}` });
   });
   return form;
 }

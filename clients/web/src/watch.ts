@@ -11,6 +11,10 @@ export interface WatchHandlers {
   afterSeq(): bigint;
   update(update: api.HostedUpdate): void;
   presence(presence: api.Presence[]): void;
+  /** The table's hosted state and clock, when they change without a step. */
+  status(status: api.HostedStatus): void;
+  /** A seat's quick reaction (told once, kept nowhere). */
+  reaction(reaction: api.Reaction): void;
   connection(state: Connection, refusal?: api.Refusal): void;
   /** The host will never show this table to this capability again: no such table, a wrong invite, or (the stream
    * ended PERMISSION_DENIED `CAPABILITY_REVOKED`) the owner reissued this invite while it was open. The page says
@@ -63,7 +67,9 @@ export class Watcher {
           if (!live) this.on.connection("live");
           live = true;
           failures = 0;
+          if (answer.status) this.on.status(answer.status);
           if (answer.presence.length) this.on.presence(answer.presence);
+          if (answer.reaction) this.on.reaction(answer.reaction);
           if (answer.update) this.on.update(answer.update);
           if (answer.update?.closed) {
             this.stopped = true; // the table is closed: nothing more will come

@@ -16,6 +16,7 @@ from __future__ import annotations
 from mazziere.services.host.store.base import (
     OWNER,
     SCHEMA_VERSION,
+    SIGNAL,
     SPECTATORS,
     Listener,
     Step,
@@ -29,6 +30,7 @@ from mazziere.services.host.store.sqlite import SqliteStore
 __all__ = [
     "OWNER",
     "SCHEMA_VERSION",
+    "SIGNAL",
     "SPECTATORS",
     "Listener",
     "PostgresStore",

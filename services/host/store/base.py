@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version of the schema this code writes; a store migrates forward to it when opened."""
 SPECTATORS = "spectators"
 """The audience of the spectators (and the owner); a seat's audience is its number as text."""
@@ -40,6 +40,8 @@ class TableRecord:
     updated_ms: int = 0
     owner: str = ""
     """Who opened the table: a digest of its caller key (never an address), by which open tables are counted."""
+    hosting: str = ""
+    """The table's hosted state beside its game (JSON: the waiting room, the pause; empty: playing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,10 @@ class Step:
     action: bytes
     seen: Mapping[str, bytes]
 
+
+SIGNAL = "!"
+"""A notification whose ``revoked`` begins with this is no revocation but a signal of the table to its watchers:
+``!state`` (its hosted state changed) or ``!react.<seat>.<kind>`` (a seat's quick reaction)."""
 
 Listener = Callable[[str, int, str], Awaitable[None]]
 """Told ``(table_id, seq, revoked)`` for every step applied by any host on the store (this one included), and for
@@ -97,6 +103,19 @@ class Store(Protocol):
         """Claim up to ``limit`` tables whose timer is due at ``now_ms`` and whose lease (if any) has run out:
         each gets a lease until ``now_ms + lease_ms`` held by ``owner``, so no other host claims it meanwhile.
         Answers ``(table_id, seq)`` of each table claimed."""
+        ...
+
+    async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
+        """Set the table's hosted state and timer (clearing its lease), only if it is at ``seq`` and not closed;
+        False if it moved on (nothing changed)."""
+        ...
+
+    async def touch(self, table_id: str, seats: Sequence[int], now_ms: int) -> None:
+        """Record that the people of ``seats`` were at the table at ``now_ms`` (a Watch held, or a call)."""
+        ...
+
+    async def presence(self, table_id: str) -> dict[int, int]:
+        """When each seat's person was last at the table (Unix milliseconds), by seat; a seat never seen is absent."""
         ...
 
     async def expire(self, idle_before_ms: int) -> int:

@@ -219,6 +219,20 @@ class PostgresStore:
             rows = await (await conn.execute(CLAIM, (owner, now_ms + lease_ms, now_ms, now_ms, limit))).fetchall()
             return [(table_id, seq) for table_id, seq in rows]
 
+    async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
+        async with self._transaction("set_hosting") as conn:
+            parameters = (hosting, due_ms, self._clock(), table_id, seq)
+            return (await conn.execute(SQL.set_hosting, parameters)).rowcount == 1
+
+    async def touch(self, table_id: str, seats: Sequence[int], now_ms: int) -> None:
+        async with self._transaction("touch") as conn, conn.cursor() as cursor:
+            await cursor.executemany(SQL.touch, [(seat, now_ms, table_id) for seat in seats])
+
+    async def presence(self, table_id: str) -> dict[int, int]:
+        async with self._transaction("presence") as conn:
+            rows = await (await conn.execute(SQL.select_presence, (table_id,))).fetchall()
+        return {int(seat): int(seen) for seat, seen in rows}
+
     async def expire(self, idle_before_ms: int) -> int:
         async with self._transaction("expire") as conn:
             return (await conn.execute(SQL.expire, (idle_before_ms,))).rowcount

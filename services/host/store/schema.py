@@ -8,7 +8,10 @@ The tables:
 - ``schema_version``: one row, the version of the schema the database holds (:data:`SCHEMA_VERSION` once opened).
 - ``tables``: one row per table: its latest token and ``seq``, the seats' keys (a JSON list), the host's settings,
   the turn timer (``due_ms``, 0: none), the timer's lease (``lease_owner``, ``lease_until_ms``), ``closed``, the
-  times it was created and last changed, and who opened it (``owner``: a digest of its caller key; since version 2).
+  times it was created and last changed, and who opened it (``owner``: a digest of its caller key; since version 2),
+  its hosted state (``hosting``: JSON, the waiting room and the pause; since version 3).
+- ``presence``: when each seat's person was last at the table (a Watch held, or a call), keyed ``(table_id, seat)``
+  (since version 3), so every replica counts who is present.
 - ``capabilities``: the digest of each audience's capability, keyed ``(table_id, audience)``.
 - ``steps``: the log, one row per applied step, keyed ``(table_id, seq)``: the action.
 - ``seen``: what each audience saw of each step, keyed ``(table_id, audience, seq)``, so Watch's resume reads one
@@ -110,6 +113,16 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
         AddColumn("tables", "owner", "TEXT NOT NULL DEFAULT ''"),
         "CREATE INDEX IF NOT EXISTS tables_owner ON tables (owner) WHERE NOT closed",
     ),
+    # Version 3: the hosted state (waiting room, pause) and when each seat's person was last at the table.
+    3: (
+        AddColumn("tables", "hosting", "TEXT NOT NULL DEFAULT ''"),
+        """CREATE TABLE IF NOT EXISTS presence (
+            table_id TEXT NOT NULL REFERENCES tables (table_id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            seen_ms BIGINT NOT NULL,
+            PRIMARY KEY (table_id, seat)
+        )""",
+    ),
 }
 """The statements that bring the schema from version ``n - 1`` to ``n``, by ``n``; a later version adds a key."""
 
@@ -144,11 +157,11 @@ def pending(version: int) -> list[Migration]:
 # The statements both stores run as they are (in their dialect).
 TABLE_COLUMNS = (
     "table_id, game, token, seq, seat_keys, settings, due_ms, lease_owner, lease_until_ms, closed, "
-    "created_ms, updated_ms, owner"
+    "created_ms, updated_ms, owner, hosting"
 )
-INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, '', 0, %s, %s, %s, %s)"
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, '', 0, %s, %s, %s, %s, %s)"
 SELECT_TABLE = (
-    "SELECT table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner "
+    "SELECT table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner, hosting "
     "FROM tables WHERE table_id = %s"
 )
 SELECT_CAPABILITIES = "SELECT audience, digest FROM capabilities WHERE table_id = %s"
@@ -177,6 +190,15 @@ DUE = (
     "ORDER BY due_ms, table_id LIMIT %s"
 )
 LEASE = "UPDATE tables SET lease_owner = %s, lease_until_ms = %s WHERE table_id = %s"
+SET_HOSTING = (
+    "UPDATE tables SET hosting = %s, due_ms = %s, lease_owner = '', lease_until_ms = 0, updated_ms = %s "
+    "WHERE table_id = %s AND seq = %s AND NOT closed"
+)
+TOUCH = (
+    "INSERT INTO presence (table_id, seat, seen_ms) SELECT table_id, %s, %s FROM tables WHERE table_id = %s "
+    "ON CONFLICT (table_id, seat) DO UPDATE SET seen_ms = excluded.seen_ms"
+)
+SELECT_PRESENCE = "SELECT seat, seen_ms FROM presence WHERE table_id = %s"
 EXPIRE = "DELETE FROM tables WHERE updated_ms < %s"
 COUNT = "SELECT count(*) FROM tables WHERE NOT closed"
 # The table changed last, closed or not (its token tells the key the store's tables are sealed under).
@@ -205,12 +227,13 @@ def table_row(table: TableRecord, now: int) -> tuple[object, ...]:
         created,
         table.updated_ms or created,
         table.owner,
+        table.hosting,
     )
 
 
 def table_record(row: Sequence[Any], capabilities: Iterable[Sequence[Any]]) -> TableRecord:
     """The table from its row (:data:`SELECT_TABLE`) and its capabilities' rows (:data:`SELECT_CAPABILITIES`)."""
-    table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner = row
+    table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner, hosting = row
     return TableRecord(
         table_id=table_id,
         game=game,
@@ -224,6 +247,7 @@ def table_record(row: Sequence[Any], capabilities: Iterable[Sequence[Any]]) -> T
         created_ms=created_ms,
         updated_ms=updated_ms,
         owner=owner,
+        hosting=hosting,
     )
 
 
@@ -253,6 +277,9 @@ class Statements:
     latest_token: str
     count_owned: str
     count_all: str
+    set_hosting: str
+    touch: str
+    select_presence: str
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -273,5 +300,8 @@ class Statements:
             LATEST_TOKEN,
             COUNT_OWNED,
             COUNT_ALL,
+            SET_HOSTING,
+            TOUCH,
+            SELECT_PRESENCE,
         )
         return cls(*(dialect.sql(text) for text in texts))

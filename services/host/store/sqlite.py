@@ -223,6 +223,22 @@ class SqliteStore:
     async def claim_due(self, now_ms: int, lease_ms: int, owner: str, limit: int = 100) -> list[tuple[str, int]]:
         return await self._run(partial(self._claim, now_ms, lease_ms, owner, limit))
 
+    async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
+        parameters = (hosting, due_ms, self._clock(), table_id, seq)
+        return await self._run(partial(self._write, SQL.set_hosting, parameters)) == 1
+
+    async def touch(self, table_id: str, seats: Sequence[int], now_ms: int) -> None:
+        await self._run(partial(self._touch, [(seat, now_ms, table_id) for seat in seats]))
+
+    @staticmethod
+    def _touch(rows: list[tuple[int, int, str]], db: sqlite3.Connection) -> None:
+        with _transaction(db):
+            db.executemany(SQL.touch, rows)
+
+    async def presence(self, table_id: str) -> dict[int, int]:
+        rows = await self._run(partial(self._read, SQL.select_presence, (table_id,)))
+        return {int(seat): int(seen) for seat, seen in rows}
+
     async def expire(self, idle_before_ms: int) -> int:
         return await self._run(partial(self._write, SQL.expire, (idle_before_ms,)))
 

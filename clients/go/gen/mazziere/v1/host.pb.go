@@ -21,6 +21,65 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// TableState is what a hosted table is doing, beside its game.
+type TableState int32
+
+const (
+	// A host that does not tell (read it as PLAYING).
+	TableState_TABLE_STATE_UNSPECIFIED TableState = 0
+	// The clock runs: people and bots play.
+	TableState_TABLE_STATE_PLAYING TableState = 1
+	// The waiting room (OpenTableRequest.waiting_room): nothing is played until every person's seat is taken or
+	// the owner calls StartTable.
+	TableState_TABLE_STATE_WAITING TableState = 2
+	// No person is present (OpenTableRequest.follow_presence): no timer fires until one returns; the turn then
+	// starts again with its whole time.
+	TableState_TABLE_STATE_PAUSED TableState = 3
+)
+
+// Enum value maps for TableState.
+var (
+	TableState_name = map[int32]string{
+		0: "TABLE_STATE_UNSPECIFIED",
+		1: "TABLE_STATE_PLAYING",
+		2: "TABLE_STATE_WAITING",
+		3: "TABLE_STATE_PAUSED",
+	}
+	TableState_value = map[string]int32{
+		"TABLE_STATE_UNSPECIFIED": 0,
+		"TABLE_STATE_PLAYING":     1,
+		"TABLE_STATE_WAITING":     2,
+		"TABLE_STATE_PAUSED":      3,
+	}
+)
+
+func (x TableState) Enum() *TableState {
+	p := new(TableState)
+	*p = x
+	return p
+}
+
+func (x TableState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TableState) Descriptor() protoreflect.EnumDescriptor {
+	return file_mazziere_v1_host_proto_enumTypes[0].Descriptor()
+}
+
+func (TableState) Type() protoreflect.EnumType {
+	return &file_mazziere_v1_host_proto_enumTypes[0]
+}
+
+func (x TableState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TableState.Descriptor instead.
+func (TableState) EnumDescriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{0}
+}
+
 // HostedSeat is one seat of a hosted table: a person, or a bot that plays with a policy.
 type HostedSeat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -97,9 +156,17 @@ type OpenTableRequest struct {
 	// The seats in order.
 	Seats []*HostedSeat `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
 	// Seconds a person has for a turn before the host plays it for them (0: the host's default).
-	TurnSeconds   int32 `protobuf:"varint,5,opt,name=turn_seconds,json=turnSeconds,proto3" json:"turn_seconds,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TurnSeconds int32 `protobuf:"varint,5,opt,name=turn_seconds,json=turnSeconds,proto3" json:"turn_seconds,omitempty"`
+	// Open in a waiting room (TABLE_STATE_WAITING): nothing is played, by the clock or by a bot, until every
+	// person's seat is taken (its person has opened the table) or the owner calls StartTable. Default false: the
+	// clock starts at once, as before this option (the web table at /play sets it).
+	WaitingRoom bool `protobuf:"varint,6,opt,name=waiting_room,json=waitingRoom,proto3" json:"waiting_room,omitempty"`
+	// Follow who is present: when no person is present the table pauses (TABLE_STATE_PAUSED, no timer fires) until
+	// one returns, and the turns of a person away past the host's grace are played by the table at once
+	// (cautiously, Presence.played_by_table). Default false (the web table at /play sets it).
+	FollowPresence bool `protobuf:"varint,7,opt,name=follow_presence,json=followPresence,proto3" json:"follow_presence,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *OpenTableRequest) Reset() {
@@ -165,6 +232,20 @@ func (x *OpenTableRequest) GetTurnSeconds() int32 {
 		return x.TurnSeconds
 	}
 	return 0
+}
+
+func (x *OpenTableRequest) GetWaitingRoom() bool {
+	if x != nil {
+		return x.WaitingRoom
+	}
+	return false
+}
+
+func (x *OpenTableRequest) GetFollowPresence() bool {
+	if x != nil {
+		return x.FollowPresence
+	}
+	return false
 }
 
 // Invite is a capability and the link that carries it (in its fragment, so it reaches no server's log).
@@ -323,7 +404,14 @@ type Presence struct {
 	// The bot's policy, or empty for a person.
 	Bot string `protobuf:"bytes,3,opt,name=bot,proto3" json:"bot,omitempty"`
 	// Whether the seat's person has the table open now (bots are always connected).
-	Connected     bool `protobuf:"varint,4,opt,name=connected,proto3" json:"connected,omitempty"`
+	Connected bool `protobuf:"varint,4,opt,name=connected,proto3" json:"connected,omitempty"`
+	// Whether the seat's person has opened the table at least once (bots: always). In the waiting room, the seats
+	// taken so far.
+	Joined bool `protobuf:"varint,5,opt,name=joined,proto3" json:"joined,omitempty"`
+	// Whether the table plays this person's seat now (cautiously, as a bot would): its person had not come when the
+	// owner started the table, or is away past the host's grace. Set only at a table that follows presence, or
+	// one its owner started from the waiting room.
+	PlayedByTable bool `protobuf:"varint,6,opt,name=played_by_table,json=playedByTable,proto3" json:"played_by_table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -386,6 +474,133 @@ func (x *Presence) GetConnected() bool {
 	return false
 }
 
+func (x *Presence) GetJoined() bool {
+	if x != nil {
+		return x.Joined
+	}
+	return false
+}
+
+func (x *Presence) GetPlayedByTable() bool {
+	if x != nil {
+		return x.PlayedByTable
+	}
+	return false
+}
+
+// HostedStatus is the table's state and its clock, pushed to every watcher when either changes without a step
+// (the waiting room ends, the table pauses or resumes).
+type HostedStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the table is doing.
+	State TableState `protobuf:"varint,1,opt,name=state,proto3,enum=mazziere.v1.TableState" json:"state,omitempty"`
+	// When the host plays the turn of the seats to act (Unix milliseconds; 0: no timer runs). It supersedes the
+	// last update's turn_ends_unix_ms.
+	TurnEndsUnixMs int64 `protobuf:"varint,2,opt,name=turn_ends_unix_ms,json=turnEndsUnixMs,proto3" json:"turn_ends_unix_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *HostedStatus) Reset() {
+	*x = HostedStatus{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HostedStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HostedStatus) ProtoMessage() {}
+
+func (x *HostedStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HostedStatus.ProtoReflect.Descriptor instead.
+func (*HostedStatus) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *HostedStatus) GetState() TableState {
+	if x != nil {
+		return x.State
+	}
+	return TableState_TABLE_STATE_UNSPECIFIED
+}
+
+func (x *HostedStatus) GetTurnEndsUnixMs() int64 {
+	if x != nil {
+		return x.TurnEndsUnixMs
+	}
+	return 0
+}
+
+// Reaction is a seat's quick reaction, told to everyone at the table once.
+type Reaction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat that reacted.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// One of the host's fixed reactions (REACTIONS in docs/host.md): "applause", "bella", "che_fortuna",
+	// "sbrigati", "laugh", "wow".
+	Kind          string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reaction) Reset() {
+	*x = Reaction{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reaction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reaction) ProtoMessage() {}
+
+func (x *Reaction) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reaction.ProtoReflect.Descriptor instead.
+func (*Reaction) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Reaction) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Reaction) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
 // HostedUpdate is one step of a hosted table as one audience (a seat or the spectators) sees it.
 type HostedUpdate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -413,7 +628,7 @@ type HostedUpdate struct {
 
 func (x *HostedUpdate) Reset() {
 	*x = HostedUpdate{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[5]
+	mi := &file_mazziere_v1_host_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +640,7 @@ func (x *HostedUpdate) String() string {
 func (*HostedUpdate) ProtoMessage() {}
 
 func (x *HostedUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[5]
+	mi := &file_mazziere_v1_host_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +653,7 @@ func (x *HostedUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostedUpdate.ProtoReflect.Descriptor instead.
 func (*HostedUpdate) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{5}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HostedUpdate) GetSeq() int64 {
@@ -515,7 +730,7 @@ type GetHostedTableRequest struct {
 
 func (x *GetHostedTableRequest) Reset() {
 	*x = GetHostedTableRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[6]
+	mi := &file_mazziere_v1_host_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -527,7 +742,7 @@ func (x *GetHostedTableRequest) String() string {
 func (*GetHostedTableRequest) ProtoMessage() {}
 
 func (x *GetHostedTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[6]
+	mi := &file_mazziere_v1_host_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -540,7 +755,7 @@ func (x *GetHostedTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHostedTableRequest.ProtoReflect.Descriptor instead.
 func (*GetHostedTableRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{6}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetHostedTableRequest) GetTableId() string {
@@ -558,14 +773,16 @@ type GetHostedTableResponse struct {
 	// The seat the capability is for; absent for the spectators and the owner.
 	Seat *int32 `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
 	// Who sits where and who is connected.
-	Presence      []*Presence `protobuf:"bytes,3,rep,name=presence,proto3" json:"presence,omitempty"`
+	Presence []*Presence `protobuf:"bytes,3,rep,name=presence,proto3" json:"presence,omitempty"`
+	// The table's state and clock now.
+	Status        *HostedStatus `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetHostedTableResponse) Reset() {
 	*x = GetHostedTableResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[7]
+	mi := &file_mazziere_v1_host_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +794,7 @@ func (x *GetHostedTableResponse) String() string {
 func (*GetHostedTableResponse) ProtoMessage() {}
 
 func (x *GetHostedTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[7]
+	mi := &file_mazziere_v1_host_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +807,7 @@ func (x *GetHostedTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHostedTableResponse.ProtoReflect.Descriptor instead.
 func (*GetHostedTableResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{7}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetHostedTableResponse) GetUpdate() *HostedUpdate {
@@ -614,6 +831,13 @@ func (x *GetHostedTableResponse) GetPresence() []*Presence {
 	return nil
 }
 
+func (x *GetHostedTableResponse) GetStatus() *HostedStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 // PlayRequest is one move of the invite's seat.
 type PlayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -629,7 +853,7 @@ type PlayRequest struct {
 
 func (x *PlayRequest) Reset() {
 	*x = PlayRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[8]
+	mi := &file_mazziere_v1_host_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -641,7 +865,7 @@ func (x *PlayRequest) String() string {
 func (*PlayRequest) ProtoMessage() {}
 
 func (x *PlayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[8]
+	mi := &file_mazziere_v1_host_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -654,7 +878,7 @@ func (x *PlayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayRequest.ProtoReflect.Descriptor instead.
 func (*PlayRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{8}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlayRequest) GetTableId() string {
@@ -689,7 +913,7 @@ type PlayResponse struct {
 
 func (x *PlayResponse) Reset() {
 	*x = PlayResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[9]
+	mi := &file_mazziere_v1_host_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +925,7 @@ func (x *PlayResponse) String() string {
 func (*PlayResponse) ProtoMessage() {}
 
 func (x *PlayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[9]
+	mi := &file_mazziere_v1_host_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +938,7 @@ func (x *PlayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayResponse.ProtoReflect.Descriptor instead.
 func (*PlayResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{9}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PlayResponse) GetUpdate() *HostedUpdate {
@@ -737,7 +961,7 @@ type AdviseSeatRequest struct {
 
 func (x *AdviseSeatRequest) Reset() {
 	*x = AdviseSeatRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[10]
+	mi := &file_mazziere_v1_host_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -749,7 +973,7 @@ func (x *AdviseSeatRequest) String() string {
 func (*AdviseSeatRequest) ProtoMessage() {}
 
 func (x *AdviseSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[10]
+	mi := &file_mazziere_v1_host_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -762,7 +986,7 @@ func (x *AdviseSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdviseSeatRequest.ProtoReflect.Descriptor instead.
 func (*AdviseSeatRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{10}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AdviseSeatRequest) GetTableId() string {
@@ -790,7 +1014,7 @@ type AdviseSeatResponse struct {
 
 func (x *AdviseSeatResponse) Reset() {
 	*x = AdviseSeatResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[11]
+	mi := &file_mazziere_v1_host_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -802,7 +1026,7 @@ func (x *AdviseSeatResponse) String() string {
 func (*AdviseSeatResponse) ProtoMessage() {}
 
 func (x *AdviseSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[11]
+	mi := &file_mazziere_v1_host_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -815,7 +1039,7 @@ func (x *AdviseSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdviseSeatResponse.ProtoReflect.Descriptor instead.
 func (*AdviseSeatResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{11}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AdviseSeatResponse) GetAdvice() *AdviseResponse {
@@ -840,7 +1064,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[12]
+	mi := &file_mazziere_v1_host_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -852,7 +1076,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[12]
+	mi := &file_mazziere_v1_host_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +1089,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{12}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WatchRequest) GetTableId() string {
@@ -894,14 +1118,18 @@ type WatchResponse struct {
 	// In a heartbeat and a presence change: the table's latest seq as this server knows it. A client whose last
 	// update is older missed a step (a server that lost its store's notifications for a while catches up by itself;
 	// a client may also watch again from its last seq).
-	Seq           int64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	Seq int64 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The table's state and clock, with the first answer and whenever they change without a step (with presence).
+	Status *HostedStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	// A seat's quick reaction (alone in its answer; never stored: a watcher that was away does not get it).
+	Reaction      *Reaction `protobuf:"bytes,6,opt,name=reaction,proto3" json:"reaction,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[13]
+	mi := &file_mazziere_v1_host_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1141,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[13]
+	mi := &file_mazziere_v1_host_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1154,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{13}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchResponse) GetUpdate() *HostedUpdate {
@@ -957,6 +1185,20 @@ func (x *WatchResponse) GetSeq() int64 {
 	return 0
 }
 
+func (x *WatchResponse) GetStatus() *HostedStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetReaction() *Reaction {
+	if x != nil {
+		return x.Reaction
+	}
+	return nil
+}
+
 // ReissueInviteRequest names the seat (or the spectators) whose invite the owner replaces.
 type ReissueInviteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -970,7 +1212,7 @@ type ReissueInviteRequest struct {
 
 func (x *ReissueInviteRequest) Reset() {
 	*x = ReissueInviteRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[14]
+	mi := &file_mazziere_v1_host_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1224,7 @@ func (x *ReissueInviteRequest) String() string {
 func (*ReissueInviteRequest) ProtoMessage() {}
 
 func (x *ReissueInviteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[14]
+	mi := &file_mazziere_v1_host_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1237,7 @@ func (x *ReissueInviteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReissueInviteRequest.ProtoReflect.Descriptor instead.
 func (*ReissueInviteRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{14}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReissueInviteRequest) GetTableId() string {
@@ -1023,7 +1265,7 @@ type ReissueInviteResponse struct {
 
 func (x *ReissueInviteResponse) Reset() {
 	*x = ReissueInviteResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[15]
+	mi := &file_mazziere_v1_host_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1277,7 @@ func (x *ReissueInviteResponse) String() string {
 func (*ReissueInviteResponse) ProtoMessage() {}
 
 func (x *ReissueInviteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[15]
+	mi := &file_mazziere_v1_host_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1290,7 @@ func (x *ReissueInviteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReissueInviteResponse.ProtoReflect.Descriptor instead.
 func (*ReissueInviteResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{15}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReissueInviteResponse) GetInvite() *Invite {
@@ -1069,7 +1311,7 @@ type CloseTableRequest struct {
 
 func (x *CloseTableRequest) Reset() {
 	*x = CloseTableRequest{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[16]
+	mi := &file_mazziere_v1_host_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1323,7 @@ func (x *CloseTableRequest) String() string {
 func (*CloseTableRequest) ProtoMessage() {}
 
 func (x *CloseTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[16]
+	mi := &file_mazziere_v1_host_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1336,7 @@ func (x *CloseTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTableRequest.ProtoReflect.Descriptor instead.
 func (*CloseTableRequest) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{16}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CloseTableRequest) GetTableId() string {
@@ -1115,7 +1357,7 @@ type CloseTableResponse struct {
 
 func (x *CloseTableResponse) Reset() {
 	*x = CloseTableResponse{}
-	mi := &file_mazziere_v1_host_proto_msgTypes[17]
+	mi := &file_mazziere_v1_host_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1369,7 @@ func (x *CloseTableResponse) String() string {
 func (*CloseTableResponse) ProtoMessage() {}
 
 func (x *CloseTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mazziere_v1_host_proto_msgTypes[17]
+	mi := &file_mazziere_v1_host_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1382,7 @@ func (x *CloseTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTableResponse.ProtoReflect.Descriptor instead.
 func (*CloseTableResponse) Descriptor() ([]byte, []int) {
-	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{17}
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CloseTableResponse) GetSeq() int64 {
@@ -1148,6 +1390,190 @@ func (x *CloseTableResponse) GetSeq() int64 {
 		return x.Seq
 	}
 	return 0
+}
+
+// StartTableRequest names the table whose waiting room the owner ends.
+type StartTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table's id.
+	TableId       string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTableRequest) Reset() {
+	*x = StartTableRequest{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTableRequest) ProtoMessage() {}
+
+func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTableRequest.ProtoReflect.Descriptor instead.
+func (*StartTableRequest) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *StartTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// StartTableResponse is the table's state once started.
+type StartTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The state and the clock.
+	Status        *HostedStatus `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTableResponse) Reset() {
+	*x = StartTableResponse{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTableResponse) ProtoMessage() {}
+
+func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTableResponse.ProtoReflect.Descriptor instead.
+func (*StartTableResponse) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *StartTableResponse) GetStatus() *HostedStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+// ReactRequest is one quick reaction of the invite's seat.
+type ReactRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table's id.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// One of the fixed reactions (Reaction.kind).
+	Kind          string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactRequest) Reset() {
+	*x = ReactRequest{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactRequest) ProtoMessage() {}
+
+func (x *ReactRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactRequest.ProtoReflect.Descriptor instead.
+func (*ReactRequest) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ReactRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ReactRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+// ReactResponse says the reaction was sent.
+type ReactResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReactResponse) Reset() {
+	*x = ReactResponse{}
+	mi := &file_mazziere_v1_host_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReactResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReactResponse) ProtoMessage() {}
+
+func (x *ReactResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mazziere_v1_host_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReactResponse.ProtoReflect.Descriptor instead.
+func (*ReactResponse) Descriptor() ([]byte, []int) {
+	return file_mazziere_v1_host_proto_rawDescGZIP(), []int{23}
 }
 
 var File_mazziere_v1_host_proto protoreflect.FileDescriptor
@@ -1159,13 +1585,15 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"HostedSeat\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05chips\x18\x02 \x01(\x03R\x05chips\x12\x10\n" +
-	"\x03bot\x18\x03 \x01(\tR\x03bot\"\xbe\x01\n" +
+	"\x03bot\x18\x03 \x01(\tR\x03bot\"\x8a\x02\n" +
 	"\x10OpenTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x16\n" +
 	"\x06preset\x18\x02 \x01(\tR\x06preset\x12,\n" +
 	"\aoptions\x18\x03 \x01(\v2\x12.mazziere.v1.RulesR\aoptions\x12-\n" +
 	"\x05seats\x18\x04 \x03(\v2\x17.mazziere.v1.HostedSeatR\x05seats\x12!\n" +
-	"\fturn_seconds\x18\x05 \x01(\x05R\vturnSeconds\"\\\n" +
+	"\fturn_seconds\x18\x05 \x01(\x05R\vturnSeconds\x12!\n" +
+	"\fwaiting_room\x18\x06 \x01(\bR\vwaitingRoom\x12'\n" +
+	"\x0ffollow_presence\x18\a \x01(\bR\x0efollowPresence\"\\\n" +
 	"\x06Invite\x12\x17\n" +
 	"\x04seat\x18\x01 \x01(\x05H\x00R\x04seat\x88\x01\x01\x12\x1e\n" +
 	"\n" +
@@ -1180,12 +1608,20 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\n" +
 	"spectators\x18\x04 \x01(\v2\x13.mazziere.v1.InviteR\n" +
 	"spectators\x121\n" +
-	"\x06update\x18\x05 \x01(\v2\x19.mazziere.v1.HostedUpdateR\x06update\"b\n" +
+	"\x06update\x18\x05 \x01(\v2\x19.mazziere.v1.HostedUpdateR\x06update\"\xa2\x01\n" +
 	"\bPresence\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
 	"\x03bot\x18\x03 \x01(\tR\x03bot\x12\x1c\n" +
-	"\tconnected\x18\x04 \x01(\bR\tconnected\"\xab\x02\n" +
+	"\tconnected\x18\x04 \x01(\bR\tconnected\x12\x16\n" +
+	"\x06joined\x18\x05 \x01(\bR\x06joined\x12&\n" +
+	"\x0fplayed_by_table\x18\x06 \x01(\bR\rplayedByTable\"h\n" +
+	"\fHostedStatus\x12-\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x17.mazziere.v1.TableStateR\x05state\x12)\n" +
+	"\x11turn_ends_unix_ms\x18\x02 \x01(\x03R\x0eturnEndsUnixMs\"2\n" +
+	"\bReaction\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\"\xab\x02\n" +
 	"\fHostedUpdate\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12/\n" +
 	"\x06update\x18\x02 \x01(\v2\x17.mazziere.v1.SeatUpdateR\x06update\x12\x15\n" +
@@ -1199,11 +1635,12 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\bsnapshot\x18\b \x01(\bR\bsnapshot\x12\x12\n" +
 	"\x04game\x18\t \x01(\tR\x04game\"2\n" +
 	"\x15GetHostedTableRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"\xa0\x01\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"\xd3\x01\n" +
 	"\x16GetHostedTableResponse\x121\n" +
 	"\x06update\x18\x01 \x01(\v2\x19.mazziere.v1.HostedUpdateR\x06update\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01\x121\n" +
-	"\bpresence\x18\x03 \x03(\v2\x15.mazziere.v1.PresenceR\bpresenceB\a\n" +
+	"\bpresence\x18\x03 \x03(\v2\x15.mazziere.v1.PresenceR\bpresence\x121\n" +
+	"\x06status\x18\x04 \x01(\v2\x19.mazziere.v1.HostedStatusR\x06statusB\a\n" +
 	"\x05_seat\"x\n" +
 	"\vPlayRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12!\n" +
@@ -1218,12 +1655,14 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\x06advice\x18\x01 \x01(\v2\x1b.mazziere.v1.AdviseResponseR\x06advice\"F\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xa5\x01\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\x8b\x02\n" +
 	"\rWatchResponse\x121\n" +
 	"\x06update\x18\x01 \x01(\v2\x19.mazziere.v1.HostedUpdateR\x06update\x121\n" +
 	"\bpresence\x18\x02 \x03(\v2\x15.mazziere.v1.PresenceR\bpresence\x12\x1c\n" +
 	"\theartbeat\x18\x03 \x01(\bR\theartbeat\x12\x10\n" +
-	"\x03seq\x18\x04 \x01(\x03R\x03seq\"S\n" +
+	"\x03seq\x18\x04 \x01(\x03R\x03seq\x121\n" +
+	"\x06status\x18\x05 \x01(\v2\x19.mazziere.v1.HostedStatusR\x06status\x121\n" +
+	"\breaction\x18\x06 \x01(\v2\x15.mazziere.v1.ReactionR\breaction\"S\n" +
 	"\x14ReissueInviteRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\x04seat\x18\x02 \x01(\x05H\x00R\x04seat\x88\x01\x01B\a\n" +
@@ -1233,7 +1672,21 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"&\n" +
 	"\x12CloseTableResponse\x12\x10\n" +
-	"\x03seq\x18\x01 \x01(\x03R\x03seq2\xa9\x04\n" +
+	"\x03seq\x18\x01 \x01(\x03R\x03seq\".\n" +
+	"\x11StartTableRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"G\n" +
+	"\x12StartTableResponse\x121\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mazziere.v1.HostedStatusR\x06status\"=\n" +
+	"\fReactRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\"\x0f\n" +
+	"\rReactResponse*s\n" +
+	"\n" +
+	"TableState\x12\x1b\n" +
+	"\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13TABLE_STATE_PLAYING\x10\x01\x12\x17\n" +
+	"\x13TABLE_STATE_WAITING\x10\x02\x12\x16\n" +
+	"\x12TABLE_STATE_PAUSED\x10\x032\xb8\x05\n" +
 	"\vHostService\x12J\n" +
 	"\tOpenTable\x12\x1d.mazziere.v1.OpenTableRequest\x1a\x1e.mazziere.v1.OpenTableResponse\x12Y\n" +
 	"\x0eGetHostedTable\x12\".mazziere.v1.GetHostedTableRequest\x1a#.mazziere.v1.GetHostedTableResponse\x12;\n" +
@@ -1243,7 +1696,10 @@ const file_mazziere_v1_host_proto_rawDesc = "" +
 	"\x05Watch\x12\x19.mazziere.v1.WatchRequest\x1a\x1a.mazziere.v1.WatchResponse0\x01\x12V\n" +
 	"\rReissueInvite\x12!.mazziere.v1.ReissueInviteRequest\x1a\".mazziere.v1.ReissueInviteResponse\x12M\n" +
 	"\n" +
-	"CloseTable\x12\x1e.mazziere.v1.CloseTableRequest\x1a\x1f.mazziere.v1.CloseTableResponseB\xad\x01\n" +
+	"CloseTable\x12\x1e.mazziere.v1.CloseTableRequest\x1a\x1f.mazziere.v1.CloseTableResponse\x12M\n" +
+	"\n" +
+	"StartTable\x12\x1e.mazziere.v1.StartTableRequest\x1a\x1f.mazziere.v1.StartTableResponse\x12>\n" +
+	"\x05React\x12\x19.mazziere.v1.ReactRequest\x1a\x1a.mazziere.v1.ReactResponseB\xad\x01\n" +
 	"\x0fcom.mazziere.v1B\tHostProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
@@ -1258,68 +1714,85 @@ func file_mazziere_v1_host_proto_rawDescGZIP() []byte {
 	return file_mazziere_v1_host_proto_rawDescData
 }
 
-var file_mazziere_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_mazziere_v1_host_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_mazziere_v1_host_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_mazziere_v1_host_proto_goTypes = []any{
-	(*HostedSeat)(nil),             // 0: mazziere.v1.HostedSeat
-	(*OpenTableRequest)(nil),       // 1: mazziere.v1.OpenTableRequest
-	(*Invite)(nil),                 // 2: mazziere.v1.Invite
-	(*OpenTableResponse)(nil),      // 3: mazziere.v1.OpenTableResponse
-	(*Presence)(nil),               // 4: mazziere.v1.Presence
-	(*HostedUpdate)(nil),           // 5: mazziere.v1.HostedUpdate
-	(*GetHostedTableRequest)(nil),  // 6: mazziere.v1.GetHostedTableRequest
-	(*GetHostedTableResponse)(nil), // 7: mazziere.v1.GetHostedTableResponse
-	(*PlayRequest)(nil),            // 8: mazziere.v1.PlayRequest
-	(*PlayResponse)(nil),           // 9: mazziere.v1.PlayResponse
-	(*AdviseSeatRequest)(nil),      // 10: mazziere.v1.AdviseSeatRequest
-	(*AdviseSeatResponse)(nil),     // 11: mazziere.v1.AdviseSeatResponse
-	(*WatchRequest)(nil),           // 12: mazziere.v1.WatchRequest
-	(*WatchResponse)(nil),          // 13: mazziere.v1.WatchResponse
-	(*ReissueInviteRequest)(nil),   // 14: mazziere.v1.ReissueInviteRequest
-	(*ReissueInviteResponse)(nil),  // 15: mazziere.v1.ReissueInviteResponse
-	(*CloseTableRequest)(nil),      // 16: mazziere.v1.CloseTableRequest
-	(*CloseTableResponse)(nil),     // 17: mazziere.v1.CloseTableResponse
-	(*Rules)(nil),                  // 18: mazziere.v1.Rules
-	(*SeatUpdate)(nil),             // 19: mazziere.v1.SeatUpdate
-	(*Transfer)(nil),               // 20: mazziere.v1.Transfer
-	(*Action)(nil),                 // 21: mazziere.v1.Action
-	(*AdviseResponse)(nil),         // 22: mazziere.v1.AdviseResponse
+	(TableState)(0),                // 0: mazziere.v1.TableState
+	(*HostedSeat)(nil),             // 1: mazziere.v1.HostedSeat
+	(*OpenTableRequest)(nil),       // 2: mazziere.v1.OpenTableRequest
+	(*Invite)(nil),                 // 3: mazziere.v1.Invite
+	(*OpenTableResponse)(nil),      // 4: mazziere.v1.OpenTableResponse
+	(*Presence)(nil),               // 5: mazziere.v1.Presence
+	(*HostedStatus)(nil),           // 6: mazziere.v1.HostedStatus
+	(*Reaction)(nil),               // 7: mazziere.v1.Reaction
+	(*HostedUpdate)(nil),           // 8: mazziere.v1.HostedUpdate
+	(*GetHostedTableRequest)(nil),  // 9: mazziere.v1.GetHostedTableRequest
+	(*GetHostedTableResponse)(nil), // 10: mazziere.v1.GetHostedTableResponse
+	(*PlayRequest)(nil),            // 11: mazziere.v1.PlayRequest
+	(*PlayResponse)(nil),           // 12: mazziere.v1.PlayResponse
+	(*AdviseSeatRequest)(nil),      // 13: mazziere.v1.AdviseSeatRequest
+	(*AdviseSeatResponse)(nil),     // 14: mazziere.v1.AdviseSeatResponse
+	(*WatchRequest)(nil),           // 15: mazziere.v1.WatchRequest
+	(*WatchResponse)(nil),          // 16: mazziere.v1.WatchResponse
+	(*ReissueInviteRequest)(nil),   // 17: mazziere.v1.ReissueInviteRequest
+	(*ReissueInviteResponse)(nil),  // 18: mazziere.v1.ReissueInviteResponse
+	(*CloseTableRequest)(nil),      // 19: mazziere.v1.CloseTableRequest
+	(*CloseTableResponse)(nil),     // 20: mazziere.v1.CloseTableResponse
+	(*StartTableRequest)(nil),      // 21: mazziere.v1.StartTableRequest
+	(*StartTableResponse)(nil),     // 22: mazziere.v1.StartTableResponse
+	(*ReactRequest)(nil),           // 23: mazziere.v1.ReactRequest
+	(*ReactResponse)(nil),          // 24: mazziere.v1.ReactResponse
+	(*Rules)(nil),                  // 25: mazziere.v1.Rules
+	(*SeatUpdate)(nil),             // 26: mazziere.v1.SeatUpdate
+	(*Transfer)(nil),               // 27: mazziere.v1.Transfer
+	(*Action)(nil),                 // 28: mazziere.v1.Action
+	(*AdviseResponse)(nil),         // 29: mazziere.v1.AdviseResponse
 }
 var file_mazziere_v1_host_proto_depIdxs = []int32{
-	18, // 0: mazziere.v1.OpenTableRequest.options:type_name -> mazziere.v1.Rules
-	0,  // 1: mazziere.v1.OpenTableRequest.seats:type_name -> mazziere.v1.HostedSeat
-	2,  // 2: mazziere.v1.OpenTableResponse.owner:type_name -> mazziere.v1.Invite
-	2,  // 3: mazziere.v1.OpenTableResponse.invites:type_name -> mazziere.v1.Invite
-	2,  // 4: mazziere.v1.OpenTableResponse.spectators:type_name -> mazziere.v1.Invite
-	5,  // 5: mazziere.v1.OpenTableResponse.update:type_name -> mazziere.v1.HostedUpdate
-	19, // 6: mazziere.v1.HostedUpdate.update:type_name -> mazziere.v1.SeatUpdate
-	20, // 7: mazziere.v1.HostedUpdate.settlement:type_name -> mazziere.v1.Transfer
-	5,  // 8: mazziere.v1.GetHostedTableResponse.update:type_name -> mazziere.v1.HostedUpdate
-	4,  // 9: mazziere.v1.GetHostedTableResponse.presence:type_name -> mazziere.v1.Presence
-	21, // 10: mazziere.v1.PlayRequest.action:type_name -> mazziere.v1.Action
-	5,  // 11: mazziere.v1.PlayResponse.update:type_name -> mazziere.v1.HostedUpdate
-	22, // 12: mazziere.v1.AdviseSeatResponse.advice:type_name -> mazziere.v1.AdviseResponse
-	5,  // 13: mazziere.v1.WatchResponse.update:type_name -> mazziere.v1.HostedUpdate
-	4,  // 14: mazziere.v1.WatchResponse.presence:type_name -> mazziere.v1.Presence
-	2,  // 15: mazziere.v1.ReissueInviteResponse.invite:type_name -> mazziere.v1.Invite
-	1,  // 16: mazziere.v1.HostService.OpenTable:input_type -> mazziere.v1.OpenTableRequest
-	6,  // 17: mazziere.v1.HostService.GetHostedTable:input_type -> mazziere.v1.GetHostedTableRequest
-	8,  // 18: mazziere.v1.HostService.Play:input_type -> mazziere.v1.PlayRequest
-	10, // 19: mazziere.v1.HostService.AdviseSeat:input_type -> mazziere.v1.AdviseSeatRequest
-	12, // 20: mazziere.v1.HostService.Watch:input_type -> mazziere.v1.WatchRequest
-	14, // 21: mazziere.v1.HostService.ReissueInvite:input_type -> mazziere.v1.ReissueInviteRequest
-	16, // 22: mazziere.v1.HostService.CloseTable:input_type -> mazziere.v1.CloseTableRequest
-	3,  // 23: mazziere.v1.HostService.OpenTable:output_type -> mazziere.v1.OpenTableResponse
-	7,  // 24: mazziere.v1.HostService.GetHostedTable:output_type -> mazziere.v1.GetHostedTableResponse
-	9,  // 25: mazziere.v1.HostService.Play:output_type -> mazziere.v1.PlayResponse
-	11, // 26: mazziere.v1.HostService.AdviseSeat:output_type -> mazziere.v1.AdviseSeatResponse
-	13, // 27: mazziere.v1.HostService.Watch:output_type -> mazziere.v1.WatchResponse
-	15, // 28: mazziere.v1.HostService.ReissueInvite:output_type -> mazziere.v1.ReissueInviteResponse
-	17, // 29: mazziere.v1.HostService.CloseTable:output_type -> mazziere.v1.CloseTableResponse
-	23, // [23:30] is the sub-list for method output_type
-	16, // [16:23] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	25, // 0: mazziere.v1.OpenTableRequest.options:type_name -> mazziere.v1.Rules
+	1,  // 1: mazziere.v1.OpenTableRequest.seats:type_name -> mazziere.v1.HostedSeat
+	3,  // 2: mazziere.v1.OpenTableResponse.owner:type_name -> mazziere.v1.Invite
+	3,  // 3: mazziere.v1.OpenTableResponse.invites:type_name -> mazziere.v1.Invite
+	3,  // 4: mazziere.v1.OpenTableResponse.spectators:type_name -> mazziere.v1.Invite
+	8,  // 5: mazziere.v1.OpenTableResponse.update:type_name -> mazziere.v1.HostedUpdate
+	0,  // 6: mazziere.v1.HostedStatus.state:type_name -> mazziere.v1.TableState
+	26, // 7: mazziere.v1.HostedUpdate.update:type_name -> mazziere.v1.SeatUpdate
+	27, // 8: mazziere.v1.HostedUpdate.settlement:type_name -> mazziere.v1.Transfer
+	8,  // 9: mazziere.v1.GetHostedTableResponse.update:type_name -> mazziere.v1.HostedUpdate
+	5,  // 10: mazziere.v1.GetHostedTableResponse.presence:type_name -> mazziere.v1.Presence
+	6,  // 11: mazziere.v1.GetHostedTableResponse.status:type_name -> mazziere.v1.HostedStatus
+	28, // 12: mazziere.v1.PlayRequest.action:type_name -> mazziere.v1.Action
+	8,  // 13: mazziere.v1.PlayResponse.update:type_name -> mazziere.v1.HostedUpdate
+	29, // 14: mazziere.v1.AdviseSeatResponse.advice:type_name -> mazziere.v1.AdviseResponse
+	8,  // 15: mazziere.v1.WatchResponse.update:type_name -> mazziere.v1.HostedUpdate
+	5,  // 16: mazziere.v1.WatchResponse.presence:type_name -> mazziere.v1.Presence
+	6,  // 17: mazziere.v1.WatchResponse.status:type_name -> mazziere.v1.HostedStatus
+	7,  // 18: mazziere.v1.WatchResponse.reaction:type_name -> mazziere.v1.Reaction
+	3,  // 19: mazziere.v1.ReissueInviteResponse.invite:type_name -> mazziere.v1.Invite
+	6,  // 20: mazziere.v1.StartTableResponse.status:type_name -> mazziere.v1.HostedStatus
+	2,  // 21: mazziere.v1.HostService.OpenTable:input_type -> mazziere.v1.OpenTableRequest
+	9,  // 22: mazziere.v1.HostService.GetHostedTable:input_type -> mazziere.v1.GetHostedTableRequest
+	11, // 23: mazziere.v1.HostService.Play:input_type -> mazziere.v1.PlayRequest
+	13, // 24: mazziere.v1.HostService.AdviseSeat:input_type -> mazziere.v1.AdviseSeatRequest
+	15, // 25: mazziere.v1.HostService.Watch:input_type -> mazziere.v1.WatchRequest
+	17, // 26: mazziere.v1.HostService.ReissueInvite:input_type -> mazziere.v1.ReissueInviteRequest
+	19, // 27: mazziere.v1.HostService.CloseTable:input_type -> mazziere.v1.CloseTableRequest
+	21, // 28: mazziere.v1.HostService.StartTable:input_type -> mazziere.v1.StartTableRequest
+	23, // 29: mazziere.v1.HostService.React:input_type -> mazziere.v1.ReactRequest
+	4,  // 30: mazziere.v1.HostService.OpenTable:output_type -> mazziere.v1.OpenTableResponse
+	10, // 31: mazziere.v1.HostService.GetHostedTable:output_type -> mazziere.v1.GetHostedTableResponse
+	12, // 32: mazziere.v1.HostService.Play:output_type -> mazziere.v1.PlayResponse
+	14, // 33: mazziere.v1.HostService.AdviseSeat:output_type -> mazziere.v1.AdviseSeatResponse
+	16, // 34: mazziere.v1.HostService.Watch:output_type -> mazziere.v1.WatchResponse
+	18, // 35: mazziere.v1.HostService.ReissueInvite:output_type -> mazziere.v1.ReissueInviteResponse
+	20, // 36: mazziere.v1.HostService.CloseTable:output_type -> mazziere.v1.CloseTableResponse
+	22, // 37: mazziere.v1.HostService.StartTable:output_type -> mazziere.v1.StartTableResponse
+	24, // 38: mazziere.v1.HostService.React:output_type -> mazziere.v1.ReactResponse
+	30, // [30:39] is the sub-list for method output_type
+	21, // [21:30] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_mazziere_v1_host_proto_init() }
@@ -1330,20 +1803,21 @@ func file_mazziere_v1_host_proto_init() {
 	file_mazziere_v1_service_proto_init()
 	file_mazziere_v1_table_proto_init()
 	file_mazziere_v1_host_proto_msgTypes[2].OneofWrappers = []any{}
-	file_mazziere_v1_host_proto_msgTypes[7].OneofWrappers = []any{}
-	file_mazziere_v1_host_proto_msgTypes[14].OneofWrappers = []any{}
+	file_mazziere_v1_host_proto_msgTypes[9].OneofWrappers = []any{}
+	file_mazziere_v1_host_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mazziere_v1_host_proto_rawDesc), len(file_mazziere_v1_host_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   18,
+			NumEnums:      1,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_mazziere_v1_host_proto_goTypes,
 		DependencyIndexes: file_mazziere_v1_host_proto_depIdxs,
+		EnumInfos:         file_mazziere_v1_host_proto_enumTypes,
 		MessageInfos:      file_mazziere_v1_host_proto_msgTypes,
 	}.Build()
 	File_mazziere_v1_host_proto = out.File

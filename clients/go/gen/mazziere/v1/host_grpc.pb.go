@@ -26,6 +26,8 @@ const (
 	HostService_Watch_FullMethodName          = "/mazziere.v1.HostService/Watch"
 	HostService_ReissueInvite_FullMethodName  = "/mazziere.v1.HostService/ReissueInvite"
 	HostService_CloseTable_FullMethodName     = "/mazziere.v1.HostService/CloseTable"
+	HostService_StartTable_FullMethodName     = "/mazziere.v1.HostService/StartTable"
+	HostService_React_FullMethodName          = "/mazziere.v1.HostService/React"
 )
 
 // HostServiceClient is the client API for HostService service.
@@ -57,6 +59,12 @@ type HostServiceClient interface {
 	ReissueInvite(ctx context.Context, in *ReissueInviteRequest, opts ...grpc.CallOption) (*ReissueInviteResponse, error)
 	// The owner closes the table: no more moves; its watchers receive a last update marked closed.
 	CloseTable(ctx context.Context, in *CloseTableRequest, opts ...grpc.CallOption) (*CloseTableResponse, error)
+	// The owner starts a table in its waiting room before every person has come: the clock starts, and the seats
+	// of the people not yet there are played by the table (cautiously) until they come.
+	StartTable(ctx context.Context, in *StartTableRequest, opts ...grpc.CallOption) (*StartTableResponse, error)
+	// A seat's quick reaction (one of a fixed set) to everyone at the table: pushed to every watcher, rate-limited
+	// per seat, and kept nowhere (no seq, not in the log, not in the fairness record).
+	React(ctx context.Context, in *ReactRequest, opts ...grpc.CallOption) (*ReactResponse, error)
 }
 
 type hostServiceClient struct {
@@ -146,6 +154,26 @@ func (c *hostServiceClient) CloseTable(ctx context.Context, in *CloseTableReques
 	return out, nil
 }
 
+func (c *hostServiceClient) StartTable(ctx context.Context, in *StartTableRequest, opts ...grpc.CallOption) (*StartTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartTableResponse)
+	err := c.cc.Invoke(ctx, HostService_StartTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostServiceClient) React(ctx context.Context, in *ReactRequest, opts ...grpc.CallOption) (*ReactResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReactResponse)
+	err := c.cc.Invoke(ctx, HostService_React_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServiceServer is the server API for HostService service.
 // All implementations must embed UnimplementedHostServiceServer
 // for forward compatibility.
@@ -175,6 +203,12 @@ type HostServiceServer interface {
 	ReissueInvite(context.Context, *ReissueInviteRequest) (*ReissueInviteResponse, error)
 	// The owner closes the table: no more moves; its watchers receive a last update marked closed.
 	CloseTable(context.Context, *CloseTableRequest) (*CloseTableResponse, error)
+	// The owner starts a table in its waiting room before every person has come: the clock starts, and the seats
+	// of the people not yet there are played by the table (cautiously) until they come.
+	StartTable(context.Context, *StartTableRequest) (*StartTableResponse, error)
+	// A seat's quick reaction (one of a fixed set) to everyone at the table: pushed to every watcher, rate-limited
+	// per seat, and kept nowhere (no seq, not in the log, not in the fairness record).
+	React(context.Context, *ReactRequest) (*ReactResponse, error)
 	mustEmbedUnimplementedHostServiceServer()
 }
 
@@ -205,6 +239,12 @@ func (UnimplementedHostServiceServer) ReissueInvite(context.Context, *ReissueInv
 }
 func (UnimplementedHostServiceServer) CloseTable(context.Context, *CloseTableRequest) (*CloseTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseTable not implemented")
+}
+func (UnimplementedHostServiceServer) StartTable(context.Context, *StartTableRequest) (*StartTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartTable not implemented")
+}
+func (UnimplementedHostServiceServer) React(context.Context, *ReactRequest) (*ReactResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method React not implemented")
 }
 func (UnimplementedHostServiceServer) mustEmbedUnimplementedHostServiceServer() {}
 func (UnimplementedHostServiceServer) testEmbeddedByValue()                     {}
@@ -346,6 +386,42 @@ func _HostService_CloseTable_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HostService_StartTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).StartTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_StartTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).StartTable(ctx, req.(*StartTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _HostService_React_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReactRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServiceServer).React(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HostService_React_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServiceServer).React(ctx, req.(*ReactRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HostService_ServiceDesc is the grpc.ServiceDesc for HostService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -376,6 +452,14 @@ var HostService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CloseTable",
 			Handler:    _HostService_CloseTable_Handler,
+		},
+		{
+			MethodName: "StartTable",
+			Handler:    _HostService_StartTable_Handler,
+		},
+		{
+			MethodName: "React",
+			Handler:    _HostService_React_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
