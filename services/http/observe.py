@@ -106,16 +106,20 @@ class Observe:
             self.latency.labels(method, template).observe(elapsed)
             if span is not None:
                 span.end(None if template == "unmatched" else template, status, request_id)
-            if self.log_requests:  # the web table's files and its streams are many and routine: at debug
-                quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
-                (self.log.debug if quiet else self.log.info)(
-                    "http_request",
-                    method=method,
-                    route=template,
-                    status=status,
-                    duration_ms=round(elapsed * 1000, 3),
-                    request_id=request_id,
-                )
+            if self.log_requests:
+                self._log(method, template, status, elapsed, request_id)
+
+    def _log(self, method: str, template: str, status: int, elapsed: float, request_id: str) -> None:
+        """One line a request; the web table's files and its streams are many and routine: at debug."""
+        quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
+        (self.log.debug if quiet else self.log.info)(
+            "http_request",
+            method=method,
+            route=template,
+            status=status,
+            duration_ms=round(elapsed * 1000, 3),
+            request_id=request_id,
+        )
 
 
 def _pairs(scope: Scope) -> list[tuple[str, str]]:
