@@ -60,16 +60,18 @@ LOCK_FLAGS ?=
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes --quiet \
 	--custom-compile-command 'make lock' $(LOCK_FLAGS)
 
+# The runtime lock holds the server's dependencies and the code generator (the group codegen), which `make run` and
+# the image's build need before the server starts, though the server's package does not depend on it.
 lock: | $(BIN)/python
 	$(BIN)/pip install --quiet uv==$(UV_VERSION)
-	$(UV_COMPILE) -o $(RUNTIME_LOCK)
+	$(UV_COMPILE) --group pyproject.toml:codegen -o $(RUNTIME_LOCK)
 	$(subst pyproject.toml,--group pyproject.toml:compile,$(UV_COMPILE)) -c $(RUNTIME_LOCK) -o $(COMPILE_LOCK)
-	$(UV_COMPILE) --extra dev -c $(RUNTIME_LOCK) -c $(COMPILE_LOCK) -o $(DEV_LOCK)
+	$(UV_COMPILE) --group pyproject.toml:codegen --extra dev -c $(RUNTIME_LOCK) -c $(COMPILE_LOCK) -o $(DEV_LOCK)
 
 GEN := services/gen/.generated
 BUF := node_modules/.bin/buf
 
-# Python code from the protobuf contract (grpcio-tools, installed above); not kept in git.
+# Python code from the protobuf contract (grpcio-tools, the runtime lock's codegen group); not kept in git.
 $(GEN): $(RUNTIME) $(wildcard protos/mazziere/v1/*.proto) services/codegen.py
 	$(BIN)/python services/codegen.py
 	touch $@
@@ -98,14 +100,24 @@ $(KUBE_SCORE): | $(BIN)/python
 	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install github.com/zegl/kube-score/cmd/kube-score@$(KUBE_SCORE_VERSION)
 	touch $@
 
-# helm lints and renders deploy/helm/mazziere for tests/deploy/test_helm.py (its default render must be the
-# production overlay's objects): pinned, built the same way.
+# helm lints and renders deploy/helm/mazziere for tests/deploy/test_helm.py (its render with the production image
+# settings must be the production overlay's objects): pinned, built the same way. helm's own release build sets the
+# Kubernetes version it assumes without a cluster (`helm template`, `helm lint`) from its client-go through ldflags;
+# `go install` alone leaves 1.20, which the chart's kubeVersion refuses. HELM_KUBE_VERSION is that of helm's
+# client-go (k8s.io/client-go v0.37.0 in helm v3.22.0's go.mod: Kubernetes 1.37), as helm's Makefile computes it.
 HELM_VERSION := v3.22.0
-HELM := $(BIN)/.helm-$(HELM_VERSION)
+HELM_KUBE_MAJOR := 1
+HELM_KUBE_MINOR := 37
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	$(foreach package,pkg/chartutil pkg/lint/rules,\
+	-X helm.sh/helm/v3/$(package).k8sVersionMajor=$(HELM_KUBE_MAJOR) \
+	-X helm.sh/helm/v3/$(package).k8sVersionMinor=$(HELM_KUBE_MINOR))
+HELM := $(BIN)/.helm-$(HELM_VERSION)-kube$(HELM_KUBE_MAJOR).$(HELM_KUBE_MINOR)
 
 $(HELM): | $(BIN)/python
 	@command -v go > /dev/null || { echo "make: Go is needed to build helm $(HELM_VERSION) for tests/deploy"; exit 1; }
-	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	GOBIN=$(CURDIR)/$(BIN) GOTOOLCHAIN=local GOFLAGS=-mod=mod go install -ldflags '$(HELM_LDFLAGS)' \
+		helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	touch $@
 
 # connectconformance, the official Connect conformance suite, runs in server mode against the Connect and gRPC-Web
@@ -119,7 +131,7 @@ $(CONNECT_CONFORMANCE): | $(BIN)/python
 	touch $@
 
 # The generated clients (clients/README.md): TypeScript (npm ci, buf generate with the pinned protoc-gen-es, tsc;
-# not kept in git) and Go (protoc-gen-go and protoc-gen-go-grpc built from clients/go/go.mod; its code is in git).
+# not kept in git) and Go (protoc-gen-go and protoc-gen-go-grpc built from clients/go/tools/go.mod; its code is in git).
 TS_CLIENT := clients/typescript
 GO_CLIENT := clients/go
 # The Python client (clients/python) is a distribution of its own, `pip install clients/python`, whose build
@@ -135,12 +147,13 @@ $(TS_CLIENT)/dist/.built: $(TS_CLIENT)/node_modules/.installed $(TS_CLIENT)/buf.
 	cd $(TS_CLIENT) && npm run --silent generate && npm run --silent build
 	touch $@
 
-# The Go plugins, built from the versions pinned in clients/go/go.mod. The Go code they make is kept in git
+# The Go plugins, built from the versions pinned in clients/go/tools/go.mod (a module of their own, so that they
+# never enter the module graph of a program that requires the client). The Go code they make is kept in git
 # (`go get` fetches it from the repository): `make generate-go` rewrites it after a change to the protos, and
 # tests/clients/test_generated_code.py regenerates it into a temporary folder and fails on any difference.
-$(GO_CLIENT)/.bin/.installed: $(GO_CLIENT)/go.mod $(GO_CLIENT)/go.sum
+$(GO_CLIENT)/.bin/.installed: $(GO_CLIENT)/tools/go.mod $(GO_CLIENT)/tools/go.sum
 	@command -v go > /dev/null || { echo "make: Go is needed to build the Go client's protoc plugins"; exit 1; }
-	cd $(GO_CLIENT) && GOBIN=$(CURDIR)/$(GO_CLIENT)/.bin GOTOOLCHAIN=local go install tool
+	cd $(GO_CLIENT)/tools && GOBIN=$(CURDIR)/$(GO_CLIENT)/.bin GOTOOLCHAIN=local go install tool
 	touch $@
 
 generate-go: $(BUF) $(GO_CLIENT)/.bin/.installed

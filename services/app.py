@@ -22,11 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import uvloop
 from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
 
 from mazziere.services.config import Config, ConfigError
+from mazziere.services.core import eventloop
 from mazziere.services.core.admission import Admission, CostClass, Tenants
 from mazziere.services.core.backend import Backend, InProcessBackend, Write
 from mazziere.services.core.call import Call
@@ -287,7 +287,7 @@ def serve_embedded(config: Config) -> None:
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
     gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
-    uvloop.run(_embedded(app, sock, cap))
+    eventloop.run(_embedded(app, sock, cap))
 
 
 def _with_public_url(config: Config, rest_port: int) -> Config:
@@ -416,7 +416,7 @@ def serve_split(config: Config, target: str) -> None:
     until SIGTERM or SIGINT."""
     cap = _open_files(config, rest=True)
     sock = bind(config.rest_host, config.rest_port)
-    uvloop.run(_split(config, target, sock, cap))
+    eventloop.run(_split(config, target, sock, cap))
 
 
 class _Draining:

@@ -2,7 +2,8 @@
 
 Needs the ``rl`` extra (``pip install 'mazziere[rl]'``: PettingZoo, Gymnasium, NumPy, OpenSpiel); the engine itself
 never imports this package. :func:`env` is the environment as PettingZoo hands its own out (wrapped so that
-misuse is refused), :func:`raw_env` the bare one; :mod:`engine.rl.openspiel` registers the games with OpenSpiel.
+misuse is refused), :func:`raw_env` the bare one, :func:`parallel_env` the same table in PettingZoo's parallel API
+(:mod:`engine.rl.parallel`); :mod:`engine.rl.openspiel` registers the games with OpenSpiel.
 
 >>> from mazziere.engine import rl
 >>> table = rl.env("sette_e_mezzo", seats=4, max_hands=3)
@@ -22,8 +23,9 @@ from typing import Any
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from mazziere.engine.rl.env import ADAPTERS, MazziereEnv
+from mazziere.engine.rl.parallel import MazziereParallelEnv
 
-__all__ = ["ADAPTERS", "MazziereEnv", "env", "raw_env"]
+__all__ = ["ADAPTERS", "MazziereEnv", "MazziereParallelEnv", "env", "parallel_env", "raw_env"]
 
 
 def raw_env(game_id: str, seats: int = 4, **settings: Any) -> MazziereEnv:
@@ -43,3 +45,12 @@ def env(game_id: str, seats: int = 4, **settings: Any) -> Any:
     'mazziere_trentuno_v0'
     """
     return wrappers.OrderEnforcingWrapper(raw_env(game_id, seats, **settings))
+
+
+def parallel_env(game_id: str, seats: int = 4, **settings: Any) -> MazziereParallelEnv:
+    """:func:`raw_env` in PettingZoo's parallel API (:class:`MazziereParallelEnv`: the agent to act plays).
+
+    >>> sorted(parallel_env("sette_e_mezzo", seats=2).possible_agents)
+    ['player_0', 'player_1']
+    """
+    return MazziereParallelEnv(raw_env(game_id, seats, **settings))

@@ -1,4 +1,12 @@
-"""OpenTelemetry tracing: one span per call in the call core, whatever its transport, and one per engine step.
+"""OpenTelemetry tracing: one span per call in the call core, whatever its transport, one per engine step, and one
+per HTTP request on the HTTP port, the parent of the call it carries.
+
+The spans follow OpenTelemetry's semantic conventions: a call's span is named ``service/method`` and carries
+``rpc.system`` (``grpc``: every transport serves the gRPC services and answers gRPC status codes), ``rpc.service``,
+``rpc.method`` and ``rpc.grpc.status_code``; an HTTP request's is named ``METHOD route`` and carries
+``http.request.method``, ``url.path``, ``url.scheme``, ``http.route`` and ``http.response.status_code``. One span
+of each process is the SERVER span: the HTTP request's where there is one (the call under it is INTERNAL), else the
+call's.
 
 Off unless the standard variables name an exporter (``OTEL_TRACES_EXPORTER``, or an OTLP endpoint): then no provider
 is installed, :func:`begin` returns None and :func:`step` a shared do-nothing context, so a call pays one check per
@@ -39,6 +47,7 @@ SERVER_ERRORS = frozenset(
 )
 """Codes that mark a server span as an error (the semantic conventions' list); a caller's mistake does not."""
 PROPAGATED = frozenset({"traceparent", "tracestate"})
+RPC_SYSTEM = "grpc"
 
 _tracer: trace.Tracer | None = None
 _configured = False
@@ -130,13 +139,22 @@ class CallSpan:
     def __init__(
         self, tracer: trace.Tracer, service: str, method: str, metadata: Sequence[tuple[str, str]], request_id: str
     ) -> None:
-        # Without a traceparent the current span is the parent: the host's own engine calls nest under its call.
-        parent = propagate.extract(metadata, context.get_current(), getter=_PAIRS)
+        # A span of this process that is current (the HTTP request's, or the host's call whose engine calls these
+        # are) is the parent, and this call no server hop of its own; else the caller's traceparent, if any.
+        current = context.get_current()
+        local = trace.get_current_span(current).get_span_context()
+        in_process = local.is_valid and not local.is_remote
+        parent = current if in_process else propagate.extract(metadata, current, getter=_PAIRS)
         self.span = tracer.start_span(
             f"{service}/{method}",
             parent,
-            kind=trace.SpanKind.SERVER,
-            attributes={"rpc.service": service, "rpc.method": method, "mazziere.request_id": request_id},
+            kind=trace.SpanKind.INTERNAL if in_process else trace.SpanKind.SERVER,
+            attributes={
+                "rpc.system": RPC_SYSTEM,
+                "rpc.service": service,
+                "rpc.method": method,
+                "mazziere.request_id": request_id,
+            },
         )
         self._token = context.attach(trace.set_span_in_context(self.span, parent))
 
@@ -164,6 +182,45 @@ class CallSpan:
             span.set_status(trace.Status(trace.StatusCode.ERROR, code.name))
         span.end()
         context.detach(self._token)
+
+
+class HttpSpan:
+    """One HTTP request's SERVER span, current (in the request's task) from :func:`begin_http` to :meth:`end`: the
+    parent of the call the request carries."""
+
+    __slots__ = ("_token", "method", "span")
+
+    def __init__(
+        self, tracer: trace.Tracer, method: str, path: str, scheme: str, headers: Sequence[tuple[str, str]]
+    ) -> None:
+        parent = propagate.extract(headers, context.get_current(), getter=_PAIRS)
+        self.method = method
+        self.span = tracer.start_span(
+            method,
+            parent,
+            kind=trace.SpanKind.SERVER,
+            attributes={"http.request.method": method, "url.path": path, "url.scheme": scheme},
+        )
+        self._token = context.attach(trace.set_span_in_context(self.span, parent))
+
+    def end(self, route: str | None, status: int, request_id: str) -> None:
+        """Ends the span with the route template that answered (None: none did) and the status sent."""
+        span = self.span
+        if route is not None:
+            span.update_name(f"{self.method} {route}")
+            span.set_attribute("http.route", route)
+        span.set_attribute("http.response.status_code", status)
+        span.set_attribute("mazziere.request_id", request_id)
+        if status >= 500:
+            span.set_status(trace.Status(trace.StatusCode.ERROR))
+        span.end()
+        context.detach(self._token)
+
+
+def begin_http(method: str, path: str, scheme: str, headers: Sequence[tuple[str, str]]) -> HttpSpan | None:
+    """The span of an HTTP request (``headers`` as pairs, names in lower case), now current; None when tracing is
+    off."""
+    return None if _tracer is None else HttpSpan(_tracer, method, path, scheme, headers)
 
 
 def begin(service: str, method: str, metadata: Sequence[tuple[str, str]], request_id: str) -> CallSpan | None:

@@ -1,5 +1,8 @@
-"""Request ids in and out, one log line and the HTTP metrics for every request, and a plain 500 for a failure
-nothing else answered (pure ASGI middleware)."""
+"""Request ids in and out, one log line, the HTTP metrics and (when tracing is on) the HTTP span for every request,
+and a plain 500 for a failure nothing else answered (pure ASGI middleware).
+
+The metrics are namespaced as the server's own (``mazziere_http_requests_total``,
+``mazziere_http_request_duration_seconds``), so a sidecar's or a library's HTTP series never collide with them."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mazziere.services.core import tracing
 from mazziere.services.core.logs import get_logger
 from mazziere.services.http.errors import JSON, error_json, http_status, plain_error
 from mazziere.services.http.openapi import SWAGGER_UI_STATIC
@@ -32,13 +36,13 @@ class Observe:
         self.log = get_logger("mazziere.http")
         self.log_requests = log_requests
         self.requests = Counter(
-            "http_requests_total",
+            "mazziere_http_requests_total",
             "HTTP requests answered by the REST gateway, by method, route template and status.",
             ["method", "route", "status"],
             registry=registry,
         )
         self.latency = Histogram(
-            "http_request_duration_seconds",
+            "mazziere_http_request_duration_seconds",
             "Latency of the REST gateway's answers (seconds), by method and route template.",
             ["method", "route"],
             buckets=_BUCKETS,
@@ -59,6 +63,11 @@ class Observe:
                 break
         request_id = request_id or uuid.uuid4().hex
         scope["mazziere.request_id"] = request_id
+        span = None
+        if tracing.on():
+            span = tracing.begin_http(
+                scope["method"], scope.get("path", ""), scope.get("scheme", "http"), _pairs(scope)
+            )
         header = (b"x-request-id", request_id.encode())
         status = 500
 
@@ -95,16 +104,27 @@ class Observe:
             elapsed = time.perf_counter() - start
             self.requests.labels(method, template, str(status)).inc()
             self.latency.labels(method, template).observe(elapsed)
-            if self.log_requests:  # the web table's files and its streams are many and routine: at debug
-                quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
-                (self.log.debug if quiet else self.log.info)(
-                    "http_request",
-                    method=method,
-                    route=template,
-                    status=status,
-                    duration_ms=round(elapsed * 1000, 3),
-                    request_id=request_id,
-                )
+            if span is not None:
+                span.end(None if template == "unmatched" else template, status, request_id)
+            if self.log_requests:
+                self._log(method, template, status, elapsed, request_id)
+
+    def _log(self, method: str, template: str, status: int, elapsed: float, request_id: str) -> None:
+        """One line a request; the web table's files and its streams are many and routine: at debug."""
+        quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
+        (self.log.debug if quiet else self.log.info)(
+            "http_request",
+            method=method,
+            route=template,
+            status=status,
+            duration_ms=round(elapsed * 1000, 3),
+            request_id=request_id,
+        )
+
+
+def _pairs(scope: Scope) -> list[tuple[str, str]]:
+    """The request's headers as (name, value) text, for the trace context they may carry."""
+    return [(key.decode("latin-1").lower(), value.decode("latin-1")) for key, value in scope["headers"]]
 
 
 def _route_template(scope: Scope) -> str:

@@ -1,9 +1,11 @@
 """The lock files (requirements/*.lock, made by `make lock`) agree with pyproject.toml, read without network.
 
-The runtime lock holds what the server needs (the image and `make run` install it with ``--require-hashes``); the
-dev lock holds that and the development tools (`make test`). Every dependency pyproject.toml pins is locked at its
-version, every entry carries hashes, the dev lock repeats the runtime lock exactly, and nothing is locked for a
-dependency pyproject.toml no longer has.
+The runtime lock holds what the server needs and the code generator (the dependency group ``codegen``; the image
+and `make run` install it with ``--require-hashes``); the dev lock holds that and the development tools (`make
+test`). The server's dependencies are ranges (its package installs beside other things), and each is locked at a
+version its range allows; the groups and extras pin, and each pin is locked at its version. Every entry carries
+hashes, the dev lock repeats the runtime lock exactly, and nothing is locked for a dependency pyproject.toml no
+longer has.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME_LOCK = ROOT / "requirements" / "runtime.lock"
@@ -55,38 +59,65 @@ def read_lock(path: Path) -> dict[str, Locked]:
     return entries
 
 
-def pinned(requirements: list[str]) -> dict[str, str]:
-    """pyproject.toml's dependencies by normalized name: each pinned to one version (`==`)."""
-    found: dict[str, str] = {}
-    for text in requirements:
-        requirement = Requirement(text)
-        specs = list(requirement.specifier)
-        assert len(specs) == 1 and specs[0].operator == "==", f"pyproject.toml pins each dependency exactly: {text}"
-        found[canonicalize_name(requirement.name)] = specs[0].version
+def ranges(requirements: list[str]) -> dict[str, SpecifierSet]:
+    """pyproject.toml's requirements by normalized name: the versions each allows."""
+    return {canonicalize_name(Requirement(text).name): Requirement(text).specifier for text in requirements}
+
+
+def pinned(requirements: list[str]) -> dict[str, SpecifierSet]:
+    """Requirements that each pin one version (`==`): the groups' and the extras'."""
+    found = ranges(requirements)
+    for name, specifier in found.items():
+        specs = list(specifier)
+        assert len(specs) == 1 and specs[0].operator == "==", f"pyproject.toml pins {name} exactly: {specifier}"
     return found
 
 
 def project() -> dict[str, list[str]]:
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return {"runtime": data["dependencies"], "dev": data["optional-dependencies"]["dev"]}
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {
+        "runtime": data["project"]["dependencies"],
+        "codegen": data["dependency-groups"]["codegen"],
+        "dev": data["project"]["optional-dependencies"]["dev"],
+    }
 
 
-RUNTIME = pinned(project()["runtime"])
+RUNTIME = {**ranges(project()["runtime"]), **pinned(project()["codegen"])}
 DEV = {**RUNTIME, **pinned(project()["dev"])}
 LOCKS = [pytest.param(RUNTIME_LOCK, RUNTIME, id="runtime"), pytest.param(DEV_LOCK, DEV, id="dev")]
 
 
-@pytest.mark.parametrize(("path", "direct"), LOCKS)
-def test_every_pinned_dependency_is_locked_at_its_version(path: Path, direct: dict[str, str]) -> None:
-    lock = read_lock(path)
-    wrong = {name: (version, lock[name].version if name in lock else None) for name, version in direct.items()}
-    assert {n: v for n, v in wrong.items() if v[0] != v[1]} == {}, f"(pyproject, {path.name}): {REFRESH}"
+def test_the_servers_dependencies_are_ranges_and_code_generation_is_not_one() -> None:
+    """Installed beside other things, the server asks for ranges, never one version; grpcio-tools writes code at
+    build time and is no dependency of the installed server."""
+    server = ranges(project()["runtime"])
+    assert not [name for name, specifier in server.items() if any(s.operator == "==" for s in specifier)]
+    assert all(any(s.operator == ">=" for s in specifier) for specifier in server.values()), "each has a floor"
+    assert "grpcio-tools" not in server and "grpcio-tools" in RUNTIME
+    (uvloop,) = [Requirement(text) for text in project()["runtime"] if text.startswith("uvloop")]
+    assert uvloop.marker is not None and not uvloop.marker.evaluate({"sys_platform": "win32"})
 
 
 @pytest.mark.parametrize(("path", "direct"), LOCKS)
-def test_nothing_is_locked_for_a_dependency_pyproject_no_longer_has(path: Path, direct: dict[str, str]) -> None:
+def test_every_dependency_is_locked_at_a_version_it_allows(path: Path, direct: dict[str, SpecifierSet]) -> None:
     lock = read_lock(path)
-    stale = [name for name, entry in lock.items() if PYPROJECT in entry.via and name not in direct]
+    missing = sorted(name for name in direct if name not in lock)
+    assert missing == [], f"{path.name} lacks {missing}: {REFRESH}"
+    wrong = {
+        name: (str(spec), lock[name].version)
+        for name, spec in direct.items()
+        if Version(lock[name].version) not in spec
+    }
+    assert wrong == {}, f"(pyproject, {path.name}): {REFRESH}"
+
+
+@pytest.mark.parametrize(("path", "direct"), LOCKS)
+def test_nothing_is_locked_for_a_dependency_pyproject_no_longer_has(
+    path: Path, direct: dict[str, SpecifierSet]
+) -> None:
+    lock = read_lock(path)
+    ours = [name for name, entry in lock.items() if any(via.startswith(PYPROJECT[:-1]) for via in entry.via)]
+    stale = [name for name in ours if name not in direct]
     assert stale == [], f"{path.name} locks these as pyproject.toml's, which it no longer lists: {REFRESH}"
     orphans = [name for name, entry in lock.items() if name not in direct and not entry.via]
     assert orphans == [], f"{path.name}: locked without a reason: {REFRESH}"

@@ -20,8 +20,10 @@ from typing import Any
 import grpc
 import pytest
 import yaml
+from prometheus_client import generate_latest
 
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from tests.gateway.conftest import Gateway
 from tests.host.test_host import host_config, start_host
 from tests.service.conftest import BASE, KEYS, Running
 from tests.service.test_metrics import metered, names, scrape
@@ -44,9 +46,12 @@ PANELS = {
     "Admission refusals by reason",
     "Hands finished per minute",
     "Games finished per minute",
+    "HTTP requests per second by route and status",
+    "HTTP latency p99 by route",
 }
 ALERT_NAMES = {
     "MazziereHighErrorRatio",
+    "MazziereHttpServerErrors",
     "MazziereHighLatencyP99",
     "MazziereShedding",
     "MazzierePodNotReady",
@@ -197,13 +202,19 @@ def test_metric_names_are_found_in_promql() -> None:
 
 @pytest.fixture(scope="module")
 def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
-    """The names on a running server's /metrics once it has played a game to its end and refused a call, and on a
-    hosting server's (the host's own metrics)."""
+    """The names on a running server's /metrics once it has played a game to its end and refused a call, on a
+    hosting server's (the host's own metrics), and on a REST gateway's once it has answered a request."""
     hosted = start_host(host_config(tmp_path_factory.mktemp("host")))
     try:
         hosted_names = names(scrape(hosted.app.metrics.serve(0, "127.0.0.1")))
     finally:
         hosted.close()
+    gateway = Gateway(replace(BASE, seal_keys=KEYS))
+    try:
+        assert gateway.http.get("/v1/games").status_code == 200
+        hosted_names |= names(generate_latest(gateway.app.metrics.registry).decode())
+    finally:
+        gateway.close()
     running = Running(replace(BASE, seal_keys=KEYS))
     try:
         port = metered(running.app).metrics.serve(0, "127.0.0.1")
@@ -223,5 +234,6 @@ def test_every_metric_the_dashboard_and_the_alerts_query_is_served(served_metric
     queried = {name for expr in dashboard_exprs() for name in metric_names(expr)}
     queried |= {name for rule in alert_rules() for name in metric_names(rule["expr"])}
     assert {"mazziere_calls_in_flight", "mazziere_admission_refusals_total", "kube_pod_status_ready"} <= queried
+    assert {"mazziere_http_requests_total", "mazziere_http_request_duration_seconds_bucket"} <= queried
     missing = sorted(name for name in queried if not NOT_OURS.match(name) and name not in served_metrics)
     assert not missing, f"queried but not served: {missing}"

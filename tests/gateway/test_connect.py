@@ -320,9 +320,9 @@ def test_metrics_name_the_rpc_route(gateway: Gateway) -> None:
     gateway.http.post(PREFIX + "NoSuchRpc", content=b"", headers={"content-type": "application/proto"})
     route = re.escape(PREFIX)
     wanted = [
-        rf'http_requests_total\{{method="POST",route="{route}ListGames",status="200"\}} [1-9]',
-        rf'http_requests_total\{{method="POST",route="{route}CreateTable",status="400"\}} [1-9]',
-        r'http_requests_total\{method="POST",route="unmatched",status="404"\} [1-9]',
+        rf'mazziere_http_requests_total\{{method="POST",route="{route}ListGames",status="200"\}} [1-9]',
+        rf'mazziere_http_requests_total\{{method="POST",route="{route}CreateTable",status="400"\}} [1-9]',
+        r'mazziere_http_requests_total\{method="POST",route="unmatched",status="404"\} [1-9]',
     ]
     for _ in range(100):  # each request is counted just after its answer is sent
         text = generate_latest(gateway.app.metrics.registry).decode()

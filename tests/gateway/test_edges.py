@@ -44,7 +44,7 @@ def test_metrics_are_not_on_the_rest_port_unless_asked(api: Api) -> None:
             return await client.get("/metrics")
 
     resp = asyncio.run(scrape())
-    assert resp.status_code == 200 and "http_requests_total" in resp.text
+    assert resp.status_code == 200 and "mazziere_http_requests_total" in resp.text
 
 
 def test_an_odd_http_method_is_no_metric_label(gateway: Gateway) -> None:
@@ -52,7 +52,7 @@ def test_an_odd_http_method_is_no_metric_label(gateway: Gateway) -> None:
     gateway.http.request("GET", "/v1/zz-" + "x" * 50)
     text = generate_latest(gateway.app.metrics.registry).decode()
     assert "PROPFIND" not in text and "zz-" not in text
-    assert 'http_requests_total{method="other",route="/v1/games",status="405"}' in text
+    assert 'mazziere_http_requests_total{method="other",route="/v1/games",status="405"}' in text
 
 
 class _NoBackend:

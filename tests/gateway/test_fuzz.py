@@ -215,7 +215,9 @@ def bodies(rng: random.Random, shapes: list[str]) -> Iterator[tuple[str, bytes, 
 def server_errors(metrics_port: int) -> float:
     """The HTTP answers of status 5xx the gateway counted."""
     text = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
-    lines = [line for line in text.splitlines() if line.startswith("http_requests_total{") and 'status="5' in line]
+    lines = [
+        line for line in text.splitlines() if line.startswith("mazziere_http_requests_total{") and 'status="5' in line
+    ]
     return sum(float(line.rsplit(" ", 1)[1]) for line in lines)
 
 

@@ -131,9 +131,9 @@ def test_metrics_count_http_grpc_and_games(gateway: Gateway) -> None:
     gateway.api.create("trentuno")
     gateway.http.post("/v1/tables", content=b"{", headers={"Content-Type": _JSON})
     text = metrics_text(gateway)
-    assert re.search(r'http_requests_total\{method="POST",route="/v1/tables",status="200"\} [1-9]', text)
-    assert re.search(r'http_requests_total\{method="POST",route="/v1/tables",status="400"\} [1-9]', text)
-    assert 'http_request_duration_seconds_bucket{le="0.005",method="POST",route="/v1/tables"}' in text
+    assert re.search(r'mazziere_http_requests_total\{method="POST",route="/v1/tables",status="200"\} [1-9]', text)
+    assert re.search(r'mazziere_http_requests_total\{method="POST",route="/v1/tables",status="400"\} [1-9]', text)
+    assert 'mazziere_http_request_duration_seconds_bucket{le="0.005",method="POST",route="/v1/tables"}' in text
     assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="CreateTable"' in text
     assert "mazziere_hands_finished_total" in text
     gateway.http.get("/v1/no/such/route")
@@ -244,9 +244,9 @@ def test_the_document_and_its_pages_are_counted_by_their_own_routes(gateway: Gat
     for path in ("/openapi.json", "/docs", f"{SWAGGER_UI_STATIC}/swagger-ui.css"):
         assert gateway.http.get(path).status_code == 200, path
     wanted = [
-        rf'http_requests_total\{{method="GET",route="{SWAGGER_UI_STATIC}",status="200"\}} [1-9]',
-        r'http_requests_total\{method="GET",route="/openapi.json",status="200"\} [1-9]',
-        r'http_requests_total\{method="GET",route="/docs",status="200"\} [1-9]',
+        rf'mazziere_http_requests_total\{{method="GET",route="{SWAGGER_UI_STATIC}",status="200"\}} [1-9]',
+        r'mazziere_http_requests_total\{method="GET",route="/openapi.json",status="200"\} [1-9]',
+        r'mazziere_http_requests_total\{method="GET",route="/docs",status="200"\} [1-9]',
     ]
     for _ in range(200):  # a request is counted once its handler returns, just after the last byte is sent
         text = metrics_text(gateway)

@@ -26,7 +26,7 @@ EXPECTED_WARNINGS = (
     "Observation is not a NumPy array",  # the observation is PettingZoo's dict of "observation" and "action_mask"
     "Observation space for each agent probably should be gymnasium.spaces.box",  # its space is a Dict of two Boxes
 )
-MODULES = ["adapter", "encoding", "env", "openspiel", "saltacavallo", "sette_e_mezzo", "trentuno"]
+MODULES = ["adapter", "encoding", "env", "openspiel", "parallel", "saltacavallo", "sette_e_mezzo", "trentuno"]
 
 
 def run_api_test(table: Any, cycles: int) -> None:

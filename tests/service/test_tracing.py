@@ -1,5 +1,7 @@
 """Tracing on every transport: an Act whose caller sends a W3C ``traceparent`` is one trace, over gRPC, REST,
-Connect and gRPC-Web alike; its call span is the caller's child and the engine's steps are the call span's.
+Connect and gRPC-Web alike, with OpenTelemetry's RPC and HTTP attributes. Over gRPC the call span is the caller's
+child; over HTTP the request's SERVER span is, and the call span (INTERNAL) the request span's; the engine's steps
+are the call span's.
 
 Spans go to an in-memory exporter, installed for this module alone; one server serves all four transports.
 """
@@ -124,12 +126,32 @@ def test_an_act_is_one_trace_under_the_callers_span(served: Served, transport: s
     trace_hex, parent_hex = secrets.token_hex(16), secrets.token_hex(8)
     with capture_logs(processors=[add_trace]) as logs:
         TRANSPORTS[transport](served, request, {"traceparent": f"00-{trace_hex}-{parent_hex}-01"})
-        spans = _trace(served.exporter, int(trace_hex, 16), 1 + len(STEPS))
+        spans = _trace(served.exporter, int(trace_hex, 16), 1 + len(STEPS) + (transport != "grpc"))
     [call] = [s for s in spans if s.name == ACT]
-    assert call.parent is not None and call.parent.span_id == int(parent_hex, 16) and call.parent.is_remote
-    assert call.kind is trace.SpanKind.SERVER
+    assert call.parent is not None
+    if transport == "grpc":
+        assert call.parent.span_id == int(parent_hex, 16) and call.parent.is_remote
+        assert call.kind is trace.SpanKind.SERVER
+    else:
+        [http] = [s for s in spans if s.kind is trace.SpanKind.SERVER]
+        assert http.parent is not None and http.parent.span_id == int(parent_hex, 16) and http.parent.is_remote
+        assert http.context is not None and call.parent.span_id == http.context.span_id and not call.parent.is_remote
+        assert call.kind is trace.SpanKind.INTERNAL, "one SERVER span a process: the request's"
+        route = "/v1/tables:act" if transport == "rest" else f"/{ACT}"
+        assert http.name == f"POST {route}"
+        assert dict(http.attributes or {}) == {
+            "http.request.method": "POST",
+            "url.path": route,
+            "url.scheme": "http",
+            "http.route": route,
+            "http.response.status_code": 200,
+            "mazziere.request_id": (call.attributes or {})["mazziere.request_id"],
+        }
+        assert http.start_time is not None and call.start_time is not None and http.start_time <= call.start_time
+        spans.remove(http)
     attributes = dict(call.attributes or {})
     assert attributes == {
+        "rpc.system": "grpc",
         "rpc.service": "mazziere.v1.TableService",
         "rpc.method": "Act",
         "mazziere.request_id": attributes["mazziere.request_id"],
@@ -146,6 +168,30 @@ def test_an_act_is_one_trace_under_the_callers_span(served: Served, transport: s
     span_hex = trace.format_span_id(call.context.span_id)
     [line] = [e for e in logs if e["event"] == "call" and e.get("trace_id") == trace_hex]
     assert line["span_id"] == span_hex and line["method"] == "Act" and line["code"] == "OK"
+
+
+def test_the_split_gateways_request_span_is_the_parent_of_the_engines_call(served: Served) -> None:
+    """``mazziere gateway --target``: its HTTP request's span is the caller's child, and the engine's call (SERVER,
+    in another server, reached over gRPC) is the request span's."""
+    split = Gateway(replace(BASE, log_calls=True), target="127.0.0.1:{port}")
+    try:
+        request = _request(served)
+        trace_hex, parent_hex = secrets.token_hex(16), secrets.token_hex(8)
+        resp = split.http.post(
+            "/v1/tables:act",
+            json=json_format.MessageToDict(request),
+            headers={"traceparent": f"00-{trace_hex}-{parent_hex}-01"},
+        )
+        assert resp.status_code == 200, resp.text
+        spans = _trace(served.exporter, int(trace_hex, 16), 2 + len(STEPS))
+    finally:
+        split.close()
+    [http] = [s for s in spans if s.name == "POST /v1/tables:act"]
+    [call] = [s for s in spans if s.name == ACT]
+    assert http.kind is trace.SpanKind.SERVER and http.parent is not None and http.parent.span_id == int(parent_hex, 16)
+    assert http.context is not None and call.parent is not None
+    assert call.parent.span_id == http.context.span_id and call.parent.is_remote
+    assert call.kind is trace.SpanKind.SERVER, "a server hop of its own"
 
 
 def test_a_refusal_is_in_the_call_span_not_an_error_of_the_server(served: Served) -> None:

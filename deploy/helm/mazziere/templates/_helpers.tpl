@@ -1,17 +1,92 @@
+{{/* The chart's name, or nameOverride: app.kubernetes.io/name. */}}
+{{- define "mazziere.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/*
-The labels of an object of a component (engine, gateway, host), as the Kustomize manifests set them. No
-app.kubernetes.io/managed-by: `helm install` sets it to Helm itself.
+The release's base name, as `helm create` makes it: fullnameOverride, else the release name where it holds the
+chart's name (release "mazziere": "mazziere", the Kustomize manifests' names), else <release>-<name>. Every object
+is named from it, so two releases live in one namespace side by side. 63 characters at most (a DNS label).
+*/}}
+{{- define "mazziere.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* helm.sh/chart: the chart's name and version. */}}
+{{- define "mazziere.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The name of a component's Deployment, Service, disruption budget and autoscaler: the fullname for the engine,
+<fullname>-gateway and <fullname>-host for the others. Called with (dict "root" $ "component" C).
+*/}}
+{{- define "mazziere.componentName" -}}
+{{- $fullname := include "mazziere.fullname" .root -}}
+{{- if eq .component "engine" }}{{ $fullname }}{{ else }}{{ printf "%s-%s" $fullname .component | trunc 63 | trimSuffix "-" }}{{ end }}
+{{- end }}
+
+{{/* The engine pods' headless Service, which the gateway and the host call round robin. */}}
+{{- define "mazziere.engineTarget" -}}
+dns:///{{ include "mazziere.fullname" . }}-headless:50051
+{{- end }}
+
+{{/*
+The labels of an object of a component (engine, gateway, host), as the Kustomize manifests set them, with the
+release's (instance, chart, version) as `helm create` sets them. No app.kubernetes.io/managed-by: `helm install`
+sets it to Helm itself. Called with (dict "root" $ "component" C).
 */}}
 {{- define "mazziere.labels" -}}
-app.kubernetes.io/name: mazziere
-app.kubernetes.io/component: {{ . }}
+helm.sh/chart: {{ include "mazziere.chart" .root }}
+{{ include "mazziere.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
 app.kubernetes.io/part-of: mazziere
 {{- end }}
 
-{{/* The labels a component's selectors match (and its pods carry). */}}
+{{/*
+The labels a component's selectors match (and its pods carry): the release's instance among them, so a release
+never selects another's pods. Called with (dict "root" $ "component" C).
+*/}}
 {{- define "mazziere.selectorLabels" -}}
-app.kubernetes.io/name: mazziere
-app.kubernetes.io/component: {{ . }}
+app.kubernetes.io/name: {{ include "mazziere.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* The service account of every pod: serviceAccount.name, else the fullname when the chart makes it. */}}
+{{- define "mazziere.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "mazziere.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+A pod template's labels (a component's selector labels and podLabels) and annotations (the scrape annotations
+and podAnnotations). Called with (dict "root" $ "component" C "labels" INCLUDE) where labels names the helper of
+the template's labels (mazziere.labels or mazziere.selectorLabels).
+*/}}
+{{- define "mazziere.podMetadata" -}}
+labels:
+  {{- include .labels . | nindent 2 }}
+  {{- with .root.Values.podLabels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+annotations:
+  {{- include "mazziere.scrapeAnnotations" .root | nindent 2 }}
+  {{- with .root.Values.podAnnotations }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end }}
 
 {{/* The image of every container. */}}
@@ -37,7 +112,7 @@ change of content a new name, which rolls the pods.
 {{- define "mazziere.configName" -}}
 {{- $encoded := dict "data" (include "mazziere.configData" . | fromJson) "kind" "ConfigMap" "name" "" | toJson -}}
 {{- $hash := sha256sum $encoded | trunc 10 -}}
-mazziere-config-{{ $hash | replace "0" "g" | replace "1" "h" | replace "3" "k" | replace "a" "m" | replace "e" "t" }}
+{{ include "mazziere.fullname" . }}-config-{{ $hash | replace "0" "g" | replace "1" "h" | replace "3" "k" | replace "a" "m" | replace "e" "t" }}
 {{- end }}
 
 {{/* The pod's security context (the image's user 10001) and the container's: the Pod Security Standard restricted. */}}
@@ -61,14 +136,29 @@ securityContext:
     drop: ["ALL"]
 {{- end }}
 
-{{/* What every pod shares: its service account (no token), grace period, security and pull secrets. */}}
+{{/*
+What every pod shares: its service account (no token unless serviceAccount.automount), grace period, security, pull
+secrets and placement (nodeSelector, affinity, tolerations).
+*/}}
 {{- define "mazziere.podCommon" -}}
-serviceAccountName: mazziere
-automountServiceAccountToken: false
+serviceAccountName: {{ include "mazziere.serviceAccountName" . }}
+automountServiceAccountToken: {{ .Values.serviceAccount.automount }}
 terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
 {{ include "mazziere.podSecurityContext" . }}
 {{- with .Values.imagePullSecrets }}
 imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
@@ -85,7 +175,7 @@ topologySpreadConstraints:
     nodeTaintsPolicy: Honor
     labelSelector:
       matchLabels:
-        {{- include "mazziere.selectorLabels" .component | nindent 8 }}
+        {{- include "mazziere.selectorLabels" . | nindent 8 }}
     matchLabelKeys:
       - pod-template-hash
   {{- if .zone }}
@@ -94,7 +184,7 @@ topologySpreadConstraints:
     whenUnsatisfiable: ScheduleAnyway
     labelSelector:
       matchLabels:
-        {{- include "mazziere.selectorLabels" .component | nindent 8 }}
+        {{- include "mazziere.selectorLabels" . | nindent 8 }}
     matchLabelKeys:
       - pod-template-hash
   {{- end }}
@@ -219,7 +309,7 @@ metadata:
   name: {{ .name }}
   namespace: {{ .root.Release.Namespace }}
   labels:
-    {{- include "mazziere.labels" .component | nindent 4 }}
+    {{- include "mazziere.labels" . | nindent 4 }}
 spec:
   scaleTargetRef:
     apiVersion: apps/v1
@@ -251,13 +341,13 @@ metadata:
   name: {{ .name }}
   namespace: {{ .root.Release.Namespace }}
   labels:
-    {{- include "mazziere.labels" .component | nindent 4 }}
+    {{- include "mazziere.labels" . | nindent 4 }}
 spec:
   maxUnavailable: 1
   unhealthyPodEvictionPolicy: AlwaysAllow
   selector:
     matchLabels:
-      {{- include "mazziere.selectorLabels" .component | nindent 6 }}
+      {{- include "mazziere.selectorLabels" . | nindent 6 }}
 {{- end }}
 
 {{/* Whether the host runs on the embedded SQLite store (one replica). */}}

@@ -1,0 +1,126 @@
+"""The server's package installs and serves at the floors of its dependency ranges (pyproject.toml).
+
+The package is built as a wheel from this checkout (pure Python, with the generated code ``make setup`` wrote) and
+installed into a new virtual environment with each direct dependency held at its floor (pip's constraints; what
+they need in turn resolves as pip resolves it), from the registry pip is set up for. ``pip check`` finds nothing
+broken, and ``mazziere serve`` answers a REST call and a refusal there. The locks' versions are the ones every other
+test runs on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.requirements import Requirement
+
+pytestmark = pytest.mark.long  # minutes, mostly downloads: `make test` runs it beside the others
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_SECONDS = 900
+"""A bound on the install (downloads included), above the 6 minutes the whole test took here with a cold pip cache
+on a loaded machine; not a speed check."""
+
+
+def floors() -> list[str]:
+    """``name==floor`` for each dependency of the server that applies here: the version its ``>=`` names."""
+    found = []
+    for text in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        (floor,) = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        found.append(f"{requirement.name}=={floor}")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def run(*args: str | Path, timeout: float = INSTALL_SECONDS) -> str:
+    done = subprocess.run([str(arg) for arg in args], capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(map(str, args))}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def call(url: str, body: bytes | None = None) -> tuple[int, Any]:
+    """GET ``url`` (POST ``body`` as JSON if given): the status and the JSON answer."""
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+@pytest.fixture(scope="module")
+def at_the_floors(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A virtual environment with the server's wheel and its dependencies at their floors: its bin folder."""
+    if not (ROOT / "services" / "gen" / ".generated").exists():
+        pytest.skip("no generated code: run `make setup`")
+    scratch = tmp_path_factory.mktemp("package")
+    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", scratch, ROOT)
+    (wheel,) = scratch.glob("mazziere-*.whl")
+    constraints = scratch / "floors.txt"
+    constraints.write_text("\n".join(floors()) + "\n")
+    venv = scratch / "venv"
+    run(sys.executable, "-m", "venv", venv)
+    bin_dir = venv / "bin"
+    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--constraint", constraints, wheel)
+    return bin_dir
+
+
+def test_the_floors_are_what_got_installed(at_the_floors: Path) -> None:
+    listed = json.loads(run(at_the_floors / "python", "-m", "pip", "list", "--format", "json"))
+    installed = {entry["name"].lower().replace("_", "-"): entry["version"] for entry in listed}
+    for pin in floors():
+        name, version = pin.split("==")
+        assert installed[Requirement(name).name.lower()] == version, pin
+    run(at_the_floors / "python", "-m", "pip", "check")
+
+
+def test_the_server_serves_at_the_floors(at_the_floors: Path, tmp_path: Path) -> None:
+    """``mazziere serve`` from the floors' environment: ListGames over REST, and a typed refusal."""
+    rest = free_port()
+    env = {
+        **os.environ,
+        "MAZZIERE_HOST": "127.0.0.1",
+        "MAZZIERE_REST_HOST": "127.0.0.1",
+        "MAZZIERE_PORT": str(free_port()),
+        "MAZZIERE_REST_PORT": str(rest),
+        "MAZZIERE_METRICS_PORT": str(free_port()),
+        "MAZZIERE_DATA_DIR": str(tmp_path),
+    }
+    server = subprocess.Popen(
+        [at_the_floors / "mazziere", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, games = call(f"http://127.0.0.1:{rest}/v1/games")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                assert time.monotonic() < deadline, "the server did not answer within a minute"
+                time.sleep(0.25)
+        assert status == 200
+        assert {game["id"] for game in games["games"]} >= {"sette_e_mezzo", "saltacavallo", "trentuno"}
+        status, refusal = call(f"http://127.0.0.1:{rest}/v1/tables", body=b"{")
+        assert status == 400 and refusal["error"]["status"] == "INVALID_ARGUMENT", refusal
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
