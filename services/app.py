@@ -314,10 +314,10 @@ def _open_files(config: Config, *, rest: bool) -> int:
 async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
-    port = await app.grpc.start()
-    if app.host is not None:
+    if app.host is not None:  # listening to the store before any call comes: a Watch taken earlier could miss a push
         await app.host.start()
         log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
+    port = await app.grpc.start()
     waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
     rest: RestServer | None = None
     backend: Backend | None = None
@@ -328,7 +328,10 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
-    await asyncio.sleep(config.drain_seconds)
+    draining = [asyncio.sleep(config.drain_seconds)]
+    if app.host is not None:  # no more due turns claimed here; those under way are played
+        draining.append(app.host.drain(config.grace_seconds))
+    await asyncio.gather(*draining)
     if rest is not None:
         rest.should_exit = True
     await asyncio.gather(app.grpc.stop(), *waits[1:], return_exceptions=True)

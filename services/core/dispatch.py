@@ -330,6 +330,9 @@ class Dispatcher:
             waiter.get_loop().call_soon_threadsafe(waiter.cancel)
 
     def shutdown(self) -> None:
+        """Stop the workers; any call from now on (a host's due turn, until the host stops) is refused
+        SHUTTING_DOWN."""
+        self.closing.set()
         for pool in self.pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
 

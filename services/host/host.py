@@ -14,9 +14,10 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
+import grpc
 from google.protobuf.message import Message
 
 from mazziere.engine import bots as bots_engine
@@ -50,6 +51,10 @@ LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
 ANY_AUDIENCE = "*"
 """A revocation that may be any audience's (notifications were lost): every watcher of the table checks its own."""
+TIMER_RETRY_FIRST_S = 0.25
+TIMER_RETRY_LONGEST_S = 2.0
+"""The waits before a due turn is tried again while the engine or the store is unavailable, doubled each time up
+to this, for half the lease at most."""
 HOUSEKEEPING_SECONDS = 10.0
 EXPIRE_EVERY = 6
 """Idle tables are removed every this many housekeeping rounds (a minute)."""
@@ -83,7 +88,9 @@ class Host:
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        self._claims: asyncio.Task[None] | None = None
         self._firing: set[asyncio.Task[None]] = set()
+        self._draining = asyncio.Event()
 
     # -- lifecycle --------------------------------------------------------------------------------------
 
@@ -94,7 +101,17 @@ class Host:
         self.metrics.store_tables_limit.set(self.settings.store_max_tables)
         self.metrics.store_bytes_limit.set(self.settings.store_max_bytes)
         await self._measure()
-        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._housekeeping())]
+        self._claims = asyncio.create_task(self._timers())
+        self._tasks = [self._claims, asyncio.create_task(self._housekeeping())]
+
+    async def drain(self, seconds: float) -> None:
+        """The shutdown's first step: claim no more due turns (the other replicas play them), and give those under
+        way ``seconds`` to be played (cut, a claimed turn would wait for its lease to run out)."""
+        self._draining.set()
+        if self._claims is not None:
+            await asyncio.gather(self._claims, return_exceptions=True)
+        if self._firing:
+            await asyncio.wait(set(self._firing), timeout=seconds)
 
     async def stop(self) -> None:
         for task in [*self._tasks, *self._firing]:
@@ -431,8 +448,8 @@ class Host:
 
     async def _timers(self) -> None:
         """Play every due turn, up to ``timer_moves`` at a time (so one table's bot thinking never holds another's
-        timer back): each claimed with a lease, so exactly one host plays it."""
-        while True:
+        timer back): each claimed with a lease, so exactly one host plays it; until the host drains."""
+        while not self._draining.is_set():
             try:
                 free = self.settings.timer_moves - len(self._firing)
                 if free > 0:
@@ -444,30 +461,48 @@ class Host:
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("timer_store_error", error=str(exc))
-            await asyncio.sleep(self.settings.timer_poll_seconds)
+            with suppress(TimeoutError):  # the next round, or the drain
+                async with asyncio.timeout(self.settings.timer_poll_seconds):
+                    await self._draining.wait()
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
-        """Play one due turn: a bot's, or a person's whose time ran out (cautiously)."""
-        try:
-            record = await self.store.get(table_id)
-            if record is None or record.closed or record.seq != seq or not record.due_ms:
+        """Play one due turn: a bot's, or a person's whose time ran out (cautiously). While the engine or the store
+        is unavailable (a restart, say), try again within the lease, so the turn is not left to the next claim."""
+        retry_until = time.monotonic() + LEASE_MS / 2000
+        delay, first = TIMER_RETRY_FIRST_S, True
+        while True:
+            try:
+                await self._fire_once(table_id, seq, now, observe=first)
                 return
-            # Late from when it was due, or from when it was set if it was due before (never a turn's own length).
+            except (ServiceError, StoreError) as exc:
+                unavailable = isinstance(exc, StoreError) or exc.code == grpc.StatusCode.UNAVAILABLE
+                if unavailable and not self._draining.is_set() and time.monotonic() + delay < retry_until:
+                    await asyncio.sleep(delay)
+                    delay, first = min(2 * delay, TIMER_RETRY_LONGEST_S), False
+                    continue
+                if isinstance(exc, StoreError):
+                    self.metrics.store_errors.inc()
+                    self.log.warning("timer_store_error", error=str(exc))
+                elif exc.reason != ServiceReason.STALE_SEQUENCE.value:
+                    self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
+                return
+            except Exception as exc:  # a timer must never stop the host
+                self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+                return
+
+    async def _fire_once(self, table_id: str, seq: int, now: int, *, observe: bool) -> None:
+        """One try at a due turn, if it is still due (``observe``: count its lateness, the first time)."""
+        record = await self.store.get(table_id)
+        if record is None or record.closed or record.seq != seq or not record.due_ms:
+            return
+        if observe:  # late from when it was due, or from when it was set if due before (never a turn's own length)
             self.metrics.timer_lateness.observe(max(0, now - max(record.due_ms, record.updated_ms)) / 1000)
-            view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
-            if view.is_over or not view.to_act:
-                return
-            settings = Settings.decode(record.settings)
-            seat = view.to_act[0]
-            await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
-        except ServiceError as exc:
-            if exc.reason != ServiceReason.STALE_SEQUENCE.value:
-                self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
-        except StoreError as exc:
-            self.metrics.store_errors.inc()
-            self.log.warning("timer_store_error", error=str(exc))
-        except Exception as exc:  # a timer must never stop the host
-            self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
+        if view.is_over or not view.to_act:
+            return
+        settings = Settings.decode(record.settings)
+        seat = view.to_act[0]
+        await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
 
     async def _housekeeping(self) -> None:
         """Every ten seconds, count the store's open tables; every minute, remove the idle ones."""
