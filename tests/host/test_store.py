@@ -31,6 +31,7 @@ from mazziere.services.host.store import (
     open_store,
 )
 from mazziere.services.host.store.postgres import PostgresStore, read_notification
+from mazziere.services.host.store.records import Records
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
 
@@ -528,3 +529,38 @@ def test_a_notification_of_a_later_version_is_read_for_what_this_one_knows() -> 
     assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12", {"phase": "waiting", "more": "1"})
     assert read_notification("with:colon:12") == ("with:colon", "12", {})
     assert read_notification("t_abc:12:revoked=0") == ("t_abc", "12", {"revoked": "0"})
+
+
+async def test_the_records_a_sqlite_store_keeps_are_what_its_disk_holds(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "tables.db", clock=lambda: 7_000)
+    await store.create(table(), step(0))
+    for seq in range(1, 4):
+        assert await store.get("t1") is not None  # kept after the first read, then as each move leaves it
+        assert await advance(store, "t1", seq, due_ms=seq * 100)
+    assert not await advance(store, "t1", 3)  # a stale move changes nothing, kept or not
+    for write in ("moves", "capability", "close"):
+        if write == "capability":
+            await store.set_capability("t1", "0", b"d-0-again")
+        if write == "close":
+            assert await store.close("t1", step(4))
+        kept = await store.get("t1")
+        store.records.clear()
+        assert kept == await store.get("t1"), write
+    await store.aclose()
+
+
+def test_a_record_read_while_its_table_was_written_is_not_kept() -> None:
+    records = Records(tables=2)
+    old = table("t1")
+    before = records.writes("t1")
+    records.begin("t1")  # a write began while the read was on its way: what the read found may be old
+    records.keep(old, before)
+    assert records.get("t1") is None
+    records.keep(old, records.writes("t1"))
+    assert records.get("t1") is old
+    before = records.writes("t1")
+    records.keep(table("t2"), records.writes("t2"))
+    records.keep(table("t3"), records.writes("t3"))  # t1 forgotten to make room
+    assert records.get("t1") is None
+    records.keep(old, before)  # read before a table was forgotten: not kept either
+    assert records.get("t1") is None

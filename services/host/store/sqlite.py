@@ -31,6 +31,7 @@ from mazziere.services.core.logs import get_logger
 from mazziere.services.host.store import schema
 from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 from mazziere.services.host.store.commits import CommitGroups, Write, apply_group
+from mazziere.services.host.store.records import Records
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")
@@ -96,6 +97,7 @@ class SqliteStore:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite")
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite-read")
         self.commits = CommitGroups(self._run_group)
+        self.records = Records()
         try:
             self._worker.submit(self._open).result()
             if self.path != MEMORY:  # a database in memory is one connection's own: its reads stay on the writer
@@ -193,10 +195,11 @@ class SqliteStore:
             return None
         return schema.table_record(row, db.execute(SQL.select_capabilities, (table_id,)).fetchall())
 
+    @staticmethod
     def _advance(
-        self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, db: sqlite3.Connection
+        table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, now_ms: int, db: sqlite3.Connection
     ) -> bool:
-        changed = db.execute(SQL.advance, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
+        changed = db.execute(SQL.advance, (token, step.seq, due_ms, now_ms, table_id, expected_seq)).rowcount
         if changed != 1:
             return False
         _append(db, table_id, step)
@@ -248,29 +251,49 @@ class SqliteStore:
         return self
 
     async def create(self, table: TableRecord, first: Step) -> None:
+        self.records.begin(table.table_id)
         await self._commit(partial(self._create, table, first))
 
     async def get(self, table_id: str) -> TableRecord | None:
-        return await self._run(partial(self._get, table_id))
+        """The table's record: as this store's own writes left it when it is kept (:mod:`.records`), else read."""
+        kept = self.records.get(table_id)
+        if kept is not None:
+            return kept
+        writes = self.records.writes(table_id)
+        record = await self._run(partial(self._get, table_id))
+        if record is not None:
+            self.records.keep(record, writes)
+        return record
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
-        return await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step))
+        before, writes = self.records.begin(table_id)
+        now_ms = self._clock()
+        landed = await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step, now_ms))
+        if landed and before is not None and before.seq == expected_seq and not before.closed:
+            self.records.advanced(before, writes, token, step.seq, due_ms, now_ms)
+        return landed
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         rows = await self._run(partial(self._read, SQL.select_seen, (table_id, audience, after_seq, limit)))
         return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
+        self.records.begin(table_id)
         await self._commit(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
 
     async def close(self, table_id: str, step: Step) -> bool:
+        self.records.begin(table_id)
         return await self._commit(partial(self._close_table, table_id, step))
 
     async def claim_due(self, now_ms: int, lease_ms: int, owner: str, limit: int = 100) -> list[tuple[str, int]]:
         return await self._commit(partial(self._claim, now_ms, lease_ms, owner, limit))
 
     async def expire(self, idle_before_ms: int) -> int:
-        return await self._commit(partial(self._write, SQL.expire, (idle_before_ms,)))
+        self.records.clear()
+        try:
+            return await self._commit(partial(self._write, SQL.expire, (idle_before_ms,)))
+        finally:
+            self.records.clear()
 
     async def count(self) -> int:
         rows = await self._run(partial(self._read, SQL.count, ()))
