@@ -271,13 +271,30 @@ mutate: setup
 # mutmut copies engine/ as it is: the compiled modules go first, so that the mutated .py files are what runs.
 mutate: clean-compiled
 
-bench: setup
+# The Colyseus room server bench.host_load measures beside the host (bench/colyseus: @colyseus/core, ws-transport and
+# sdk, pinned in its package-lock.json); only `make bench` installs them. Without npm, or if they do not install, the
+# host runs alone and says why.
+COLYSEUS_BENCH := bench/colyseus/node_modules/.installed
+
+.PHONY: colyseus-bench
+
+$(COLYSEUS_BENCH): bench/colyseus/package.json bench/colyseus/package-lock.json
+	cd bench/colyseus && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+colyseus-bench:
+	@if command -v npm > /dev/null; then \
+		$(MAKE) --no-print-directory $(COLYSEUS_BENCH) || echo "make: the Colyseus packages did not install (above):" \
+			"bench.host_load measures the host alone"; \
+	else echo "make: npm is not installed: bench.host_load measures the host alone (install Node.js 20 or later)"; fi
+
+bench: setup colyseus-bench
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
-	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/.bin
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/gen $(TS_CLIENT)/dist $(GO_CLIENT)/.bin bench/colyseus/node_modules
 	rm -rf $(PY_CLIENT)/build $(PY_CLIENT)/src/mazziere_client.egg-info
 
 # -- The web table (clients/web, served at /play; clients/web/README.md) ------------------------------------------

@@ -1,4 +1,5 @@
-"""The host under load: N tables x M watchers on one host process, a move every 2 s per table.
+"""The host under load: N tables x M watchers, a move every 2 s per table; beside it, in the same run, a minimal
+Colyseus room server under the same load (the reference: an upper bound for a room server).
 
 Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in count and time)::
 
@@ -6,11 +7,15 @@ Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in count an
     .venv/bin/python -m bench.host_load --tables 250 --seconds 30
     .venv/bin/python -m bench.host_load --tables 5 --watchers 2 --seconds 3   # a smoke test
     .venv/bin/python -m bench.host_load --tables 300 --timers 60              # with 60 tables of bots on timers
+    .venv/bin/python -m bench.host_load --tables 300 --noise                  # a spinner and an fsyncing neighbour
+    .venv/bin/python -m bench.host_load --processes 2                         # MAZZIERE_PROCESSES=2
+    .venv/bin/python -m bench.host_load --soak 600 --no-colyseus              # memory per watcher over 10 minutes
 
 It starts ``mazziere serve`` (the embedded default: gRPC, the host, a SQLite store in a temporary data directory;
-REST and metrics off, call logs off, a turn time of a day so no timer plays) pinned to CPU 0 with ``taskset -c 0``,
-and runs the load generator, one ``grpc.aio`` process, pinned to CPU 1 (unpinned where ``taskset`` or a second CPU
-is missing, and it says so). The generator:
+REST and metrics off, call logs off, a turn time of a day so no timer plays; ``MAZZIERE_PROCESSES`` from
+``--processes``, 1 by default) pinned to CPU 0 with ``taskset -c 0`` (to CPUs 0 to N-1 with ``--processes N``),
+and runs the load generator, one ``grpc.aio`` process, pinned to the next CPU (nothing is pinned where ``taskset``
+or that many CPUs are missing, and it says so). The generator:
 
 - opens ``--tables`` tables (Sette e mezzo by default, ``--game trentuno`` too), each with ``min(--watchers, 4)``
   person seats and no bot, 16 OpenTable calls in flight;
@@ -29,10 +34,21 @@ those is a due turn the host plays, and the time from its due moment (the previo
 
 For each move it keeps the time just before its Play call is sent, the Play call's latency, and the time the last
 of the table's watchers received the step (push). After ``--warmup`` seconds it measures for ``--seconds``: moves
-whose Play was sent in that window count. The server's CPU share (user + system time from ``/proc/<pid>/stat``
-over the window) and the generator's own are printed beside them, so a generator near 100 % shows it, not the
-server, was the limit. It prints the table and the goal's lines, each PASS or MISS (1,000 tables with 4 watchers
-each, a move every 2 s on each, the server on one core, push p99 at most 100 ms).
+whose Play was sent in that window count. The server is measured as its whole process tree (``bench.server_tree``:
+its pid and every descendant, worker processes included, from ``/proc``): its CPU share over the window, its CPU
+per move, and its memory per watcher (the tree's memory at the window's end less its idle memory, once it answered
+and before any table, over the watchers). The generator's CPU is printed beside, so a generator near 100 % shows it,
+not the server, was the limit.
+
+Then the same load runs on the Colyseus room server of ``bench/colyseus`` (``bench.colyseus_load``; its server on
+the host's first core, its Node generator on the generator's core), when its packages are installed
+(``--colyseus`` insists, ``--no-colyseus`` skips it). ``--noise`` runs, beside each server, a spinner on each of its
+cores and a writer fsyncing a file in its data directory (``bench.noise``). ``--soak SECONDS`` measures that long and
+prints the memory per watcher sampled over it.
+
+It prints both sides in one table (``bench.load_report``), the goal's lines, each PASS or MISS (1,000 tables with 4
+watchers each, a move every 2 s on each, the server on one core: push p99 at most 100 ms, the server tree at most
+50 % of the core, at most 0.7 ms of CPU per move), and the Colyseus ratios as a reference.
 """
 
 from __future__ import annotations
@@ -51,8 +67,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -60,19 +75,17 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bench.goals import verdict
+from bench import colyseus_load
+from bench.load_report import GOAL_INTERVAL, GOAL_TABLES, GOAL_WATCHERS, MAX_SEATS, report
+from bench.load_run import Args, Run
+from bench.noise import neighbours
+from bench.server_tree import Placement, ServerTree, Window
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPABILITY = "x-table-capability"
-GOAL_TABLES, GOAL_WATCHERS, GOAL_INTERVAL, GOAL_PUSH_MS = 1000, 4, 2.0, 100.0
-GOAL_TIMERS, GOAL_LATENESS_MS = 60, 500.0
-"""With this many tables of bots on timers, a due turn is played within this long (p99)."""
-GOAL_PACE = 0.95
-"""The share of the goal's moves per second (1,000 tables / 2 s) a run must achieve."""
-MAX_SEATS = 4
 TURN_SECONDS = 86_400
 """A person's turn time at every table: a day, so no timer plays a turn during a run."""
 OPEN_IN_FLIGHT, CONNECT_IN_FLIGHT = 16, 32
@@ -86,34 +99,10 @@ DRAIN_SECONDS = 5.0
 """Seconds after the last move for the pushes still on their way."""
 RECONNECTS = 3
 """Times one watcher opens its stream again (from the last seq it received) after the stream ended."""
-ROWS = (
-    "tables",
-    "watchers connected (asked)",
-    "moves per second (the schedule's)",
-    "push: Play sent → last watcher has the step, p50/p99",
-    "Play latency p50/p99",
-    "server CPU (one core = 100 %)",
-    "load generator CPU (one core = 100 %)",
-    "moves late by more than an interval (turns skipped)",
-    "timer lateness: turn due → the step at a watcher, p50/p99",
-    "pushes not complete at the end",
-    "errors",
-)
-"""The rows of the printed table, in order."""
-
-
-@dataclass
-class Args:
-    tables: int
-    watchers: int
-    seconds: float
-    interval: float
-    warmup: float
-    game: str
-    connections: int
-    timers: int = 0
-    timer_turn: float = 2.0
-    timer_bot: str = "best"
+NOISE_MARGIN = 600.0
+"""Seconds the noise may run beyond the warm-up and the window (while the tables open and the watchers connect)."""
+SOAK_SAMPLES, SOAK_SAMPLE_MIN = 20, 5.0
+"""A soak samples the server tree's memory about this many times, at most once every this many seconds."""
 
 
 class Table:
@@ -152,39 +141,6 @@ class Table:
         if update is None or update.seq != self.seq or not update.update.legal_actions:
             return None
         return update
-
-
-@dataclass
-class Run:
-    """Everything one run measured."""
-
-    args: Args
-    start: float = 0.0
-    window: tuple[float, float] = (0.0, 0.0)
-    pushes: list[float] = field(default_factory=list)
-    plays: list[float] = field(default_factory=list)
-    lateness: list[float] = field(default_factory=list)
-    moves: int = 0
-    skipped: int = 0
-    stopped: int = 0
-    """Tables that stopped playing: their game was over, or their last move never reached the seat to act."""
-    connected: int = 0
-    connected_tables: int = 0
-    connected_at_end: int = 0
-    """Watchers whose stream was open when the window ended."""
-    full_at_end: int = 0
-    """Tables all of whose watchers' streams were open when the window ended."""
-    reconnects: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    server_cpu: float = float("nan")
-    own_cpu: float = float("nan")
-    incomplete: int = 0
-    opened_seconds: float = 0.0
-    connect_seconds: float = 0.0
-    all_connected: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def measured(self, sent: float) -> bool:
-        return self.window[0] <= sent < self.window[1]
 
 
 # -- the load generator ---------------------------------------------------------------------------------------------
@@ -308,23 +264,18 @@ async def _play(run: Run, table: Table) -> None:
                 run.skipped += missed
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _own_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-async def _sample_cpu(run: Run, server_pid: int, tables: Sequence[Table]) -> None:
+async def _sample(run: Run, window: Window, tables: Sequence[Table]) -> None:
     await asyncio.sleep(max(0.0, run.window[0] - time.perf_counter()))
-    wall0, server0, own0 = time.perf_counter(), _cpu_seconds(server_pid), _own_cpu_seconds()
+    wall0, own0 = time.perf_counter(), _own_cpu_seconds()
+    window.begin()
     await asyncio.sleep(max(0.0, run.window[1] - time.perf_counter()))
-    wall = time.perf_counter() - wall0
-    run.server_cpu = (_cpu_seconds(server_pid) - server0) / wall
-    run.own_cpu = (_own_cpu_seconds() - own0) / wall
+    window.end()
+    run.own_cpu = (_own_cpu_seconds() - own0) / (time.perf_counter() - wall0)
     run.connected_at_end = run.connected
     run.full_at_end = sum(t.connected == t.watchers for t in tables)
 
@@ -381,8 +332,10 @@ async def _ready(target: str) -> None:
 
 async def generate(args: Args, target: str, server_pid: int) -> Run:
     """Opens the tables, connects their watchers, plays for the warm-up and the window, and drains the pushes."""
-    run = Run(args)
+    run = Run(args, tree=Window(ServerTree(server_pid), args.soak_every))
     await _ready(target)
+    assert run.tree is not None
+    run.tree.idle()
     options = [("grpc.use_local_subchannel_pool", 1)]  # each channel its own connection
     channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(min(args.connections, args.tables))]
     stubs = [host_pb2_grpc.HostServiceStub(channel) for channel in channels]
@@ -403,7 +356,7 @@ async def generate(args: Args, target: str, server_pid: int) -> Run:
         run.window = (run.start + args.warmup, run.start + args.warmup + args.seconds)
         gate = asyncio.Semaphore(OPEN_IN_FLIGHT)
         tasks += [asyncio.create_task(_timer_table(run, stubs[i % len(stubs)], i, gate)) for i in range(args.timers)]
-        sampler = asyncio.create_task(_sample_cpu(run, server_pid, tables))
+        sampler = asyncio.create_task(_sample(run, run.tree, tables))
         await asyncio.gather(*(_play(run, t) for t in tables), sampler)
         drained_by = time.perf_counter() + DRAIN_SECONDS
         while time.perf_counter() < drained_by and any(run.measured(s) for t in tables for s in t.sent.values()):
@@ -449,13 +402,9 @@ def _env(port: int, data: str, args: Args) -> dict[str, str]:
         "MAZZIERE_CALLER_WATCHERS": str(max(10_000, 2 * args.tables * args.watchers)),
         "MAZZIERE_CALLER_PLAYS_PER_SECOND": str(100 * args.tables),
         "MAZZIERE_CALLER_READS_PER_SECOND": str(100 * (args.tables + args.timers)),
+        "MAZZIERE_PROCESSES": str(args.processes),
     }
     return env
-
-
-def _pinnable() -> bool:
-    """Whether this process may put the server on CPU 0 and itself on CPU 1."""
-    return bool(shutil.which("taskset")) and {0, 1} <= os.sched_getaffinity(0)
 
 
 def _stop(server: subprocess.Popen[bytes]) -> None:
@@ -468,103 +417,55 @@ def _stop(server: subprocess.Popen[bytes]) -> None:
         server.wait()
 
 
-def bench(args: Args, pinned: bool, log: IO[bytes]) -> Run:
-    """``mazziere serve`` (on CPU 0 when ``pinned``) and the load generator in this process."""
+@contextlib.contextmanager
+def _beside(args: Args, placement: Placement, directory: Path) -> Iterator[str]:
+    """The noise of ``--noise`` for the whole run (at most its longest possible length), or nothing."""
+    if not args.noise:
+        yield ""
+        return
+    with neighbours(placement, directory, NOISE_MARGIN + args.warmup + args.seconds) as what:
+        yield what
+
+
+def bench_host(args: Args, placement: Placement, log: IO[bytes]) -> Run:
+    """``mazziere serve`` (on the placement's cores) and the load generator in this process."""
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
     port = _free_port()
-    with tempfile.TemporaryDirectory(prefix="mazziere-host-load-") as data:
-        command = [*(["taskset", "-c", "0"] if pinned else []), exe, "serve"]
+    with (
+        tempfile.TemporaryDirectory(prefix="mazziere-host-load-") as data,
+        _beside(args, placement, Path(data)) as noise,
+    ):
+        command = [*placement.server_prefix(), exe, "serve"]
         server = subprocess.Popen(command, env=_env(port, data, args), cwd=ROOT, stdout=log, stderr=log)
         try:
-            return asyncio.run(generate(args, f"127.0.0.1:{port}", server.pid))
+            run = asyncio.run(generate(args, f"127.0.0.1:{port}", server.pid))
         finally:
             _stop(server)
+    run.noise = noise
+    return run
 
 
-# -- the report -----------------------------------------------------------------------------------------------------
+def bench_colyseus(args: Args, placement: Placement, log: IO[bytes]) -> Run:
+    """The Colyseus room server under the same load, its generator on this process's core."""
+    timing = (args.interval, args.warmup, args.seconds)
+    with tempfile.TemporaryDirectory(prefix="mazziere-colyseus-load-") as data, _beside(args, placement, Path(data)):
+        measure = colyseus_load.measure(args.tables, args.watchers, timing, placement, args.soak_every, log)
+        result, window = asyncio.run(measure)
+    run = Run(args, tree=window, moves=int(result["moves"]), skipped=int(result["skipped"]))
+    run.pushes = [ms / 1000 for ms in result["pushes_ms"]]
+    run.stopped, run.incomplete = int(result["stopped"]), int(result["incomplete"])
+    run.errors, run.own_cpu = result["errors"], float(result["own_cpu"])
+    run.connected_at_end, run.connect_seconds = int(result["connected_at_end"]), float(result["connect_seconds"])
+    return run
 
 
-def _pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+def _failed(log: IO[bytes], why: str) -> None:
+    log.seek(0)
+    sys.stderr.write(log.read()[-4000:].decode(errors="replace"))
+    print(f"host_load: {why}", file=sys.stderr)
 
 
-def _ms(seconds: float) -> str:
-    ms = 1000 * seconds
-    return f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
-
-
-def _p50_p99(values: Sequence[float]) -> str:
-    return f"{_ms(_pct(values, 0.5))}/{_ms(_pct(values, 0.99))} ms ({len(values):,})" if values else "none"
-
-
-def _machine() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores{f' ({model})' if model else ''}, Python {sys.version.split()[0]}"
-
-
-def report(run: Run, pinned: bool) -> None:
-    args = run.args
-    seats = max(2, min(args.watchers, MAX_SEATS))
-    spectators = args.watchers - seats
-    extra = f" + {spectators} spectator{'s' if spectators > 1 else ''}" if spectators > 0 else ""
-    place = "server pinned to CPU 0, load generator to CPU 1" if pinned else "nothing pinned (no taskset or one CPU)"
-    print(
-        f"\nhost under load: {args.tables:,} tables × {args.watchers} watchers ({seats} seats"  # noqa: RUF001
-        f"{extra} each), {args.game}, a move every "
-        f"{args.interval:g} s per table; {args.seconds:g} s measured after {args.warmup:g} s of warm-up; {place}; "
-        f"{time.strftime('%Y-%m-%d')}, {_machine()}"
-    )
-    print(
-        f"opened {args.tables:,} tables in {run.opened_seconds:.1f} s; connected {args.tables * args.watchers:,} "
-        f"watchers in {run.connect_seconds:.1f} s"
-    )
-    schedule = args.tables / args.interval
-    errors = ", ".join(f"{name} {n:,}" for name, n in sorted(run.errors.items())) or "none"
-    if run.reconnects:
-        errors += f"; {run.reconnects:,} watchers reconnected"
-    if run.stopped:
-        errors += f"; {run.stopped:,} tables stopped playing"
-    values = (
-        f"{args.tables:,}",
-        f"{run.connected_at_end:,} ({args.tables * args.watchers:,})",
-        f"{run.moves / args.seconds:,.1f} ({schedule:,.1f})",
-        _p50_p99(run.pushes),
-        _p50_p99(run.plays),
-        f"{100 * run.server_cpu:.0f} %",
-        f"{100 * run.own_cpu:.0f} %",
-        f"{run.skipped:,}",
-        _p50_p99(run.lateness) if args.timers else "no timer tables (--timers)",
-        f"{run.incomplete:,}",
-        errors,
-    )
-    print("| measure | value |")
-    print("|---|---:|")
-    for label, value in zip(ROWS, values, strict=True):
-        print(f"| {label} | {value} |")
-    full = run.full_at_end if args.watchers >= GOAL_WATCHERS else 0
-    what = f"tables with {GOAL_WATCHERS} watchers or more, every one connected at the end"
-    print(verdict(what, full, GOAL_TABLES, "tables"))
-    pace = GOAL_PACE * GOAL_TABLES / GOAL_INTERVAL
-    what = f"moves per second ({100 * GOAL_PACE:.0f} % of a move every {GOAL_INTERVAL:g} s on {GOAL_TABLES:,} tables)"
-    print(verdict(what, run.moves / args.seconds, pace, "moves/s"))
-    p99 = 1000 * _pct(run.pushes, 0.99) if run.pushes and not run.incomplete else float("inf")
-    line = verdict("push p99 (Play sent → the table's last watcher has the step)", p99, GOAL_PUSH_MS, "ms", True)
-    print(line if pinned else line.removesuffix("PASS") + "MISS (the server was not pinned to one core)")
-    if args.timers >= GOAL_TIMERS:
-        late = 1000 * _pct(run.lateness, 0.99) if run.lateness else float("inf")
-        what = f"timer lateness p99 with {args.timers} tables of {args.timer_bot} bots on timers"
-        print(verdict(what, late, GOAL_LATENESS_MS, "ms", True))
-
-
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, Args]:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=GOAL_TABLES, help="tables (1 to 5,000; default 1,000)")
     parser.add_argument("--watchers", type=int, default=GOAL_WATCHERS, help="Watch streams per table (2 to 16)")
@@ -576,43 +477,63 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timers", type=int, default=0, help="tables of bots and an absent person, on timers")
     parser.add_argument("--timer-turn", type=float, default=2.0, help="the timer tables' turn time (seconds)")
     parser.add_argument("--timer-bot", default="best", help="the timer tables' bot policy (best, cautious, random)")
+    parser.add_argument("--processes", type=int, default=1, help="the server's MAZZIERE_PROCESSES (1 to 64)")
+    parser.add_argument("--noise", action="store_true", help="a spinner on the server's cores, an fsyncing writer")
+    parser.add_argument("--soak", type=float, help="measure this long (10 to 3,600 s), memory sampled over it")
+    parser.add_argument(
+        "--colyseus", action=argparse.BooleanOptionalAction,
+        help="the Colyseus room server beside the host (default: when its packages are installed)",
+    )  # fmt: skip
     parser.add_argument("--pinned", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
     if not (1 <= ns.tables <= 5000 and 2 <= ns.watchers <= 16 and 1 <= ns.seconds <= 600):
         parser.error("--tables must be 1 to 5,000, --watchers 2 to 16, --seconds 1 to 600")
     if not (0.1 <= ns.interval <= 60 and 1 <= ns.connections <= 1000):
         parser.error("--interval must be 0.1 to 60 s, --connections 1 to 1,000")
+    if not (0 <= ns.timers <= 1000 and 1 <= ns.processes <= 64):
+        parser.error("--timers must be 0 to 1,000, --processes 1 to 64")
+    if ns.soak is not None and not 10 <= ns.soak <= 3600:
+        parser.error("--soak must be 10 to 3,600 s")
     warmup = 2 * ns.interval if ns.warmup is None else min(max(ns.warmup, 0.0), 600.0)
-    if not 0 <= ns.timers <= 1000:
-        parser.error("--timers must be 0 to 1,000")
+    seconds = ns.seconds if ns.soak is None else ns.soak
+    every = 0.0 if ns.soak is None else max(SOAK_SAMPLE_MIN, ns.soak / SOAK_SAMPLES)
     args = Args(
-        ns.tables,
-        ns.watchers,
-        ns.seconds,
-        ns.interval,
-        warmup,
-        ns.game,
-        ns.connections,
-        ns.timers,
-        ns.timer_turn,
-        ns.timer_bot,
-    )
-    if not ns.pinned and _pinnable():
-        # this process again, on CPU 1 (it starts the server on CPU 0)
+        ns.tables, ns.watchers, seconds, ns.interval, warmup, ns.game, ns.connections, ns.timers, ns.timer_turn,
+        ns.timer_bot, ns.processes, ns.noise, every,
+    )  # fmt: skip
+    return ns, args
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns, args = _parse(argv)
+    placement = Placement.plan(args.processes)
+    if ns.pinned:  # this process is the generator already placed (below): the server's cores are the first ones
+        placement = Placement(tuple(range(args.processes)), args.processes)
+    elif placement.pinned:  # this process again, on the generator's core (it starts the server on the others)
         given = sys.argv[1:] if argv is None else argv
-        command = ["taskset", "-c", "1", sys.executable, "-m", "bench.host_load", "--pinned", *given]
-        return subprocess.run(command, cwd=ROOT, check=False).returncode
+        command = ["taskset", "-c", str(placement.generator), sys.executable, "-m", "bench.host_load", "--pinned"]
+        return subprocess.run([*command, *given], cwd=ROOT, check=False).returncode
+    why = "--no-colyseus" if ns.colyseus is False else colyseus_load.missing()
+    if ns.colyseus and why:
+        print(f"host_load: --colyseus, but {why}", file=sys.stderr)
+        return 1
     with tempfile.TemporaryFile() as log:
         try:
-            run = bench(args, ns.pinned, log)
+            host = bench_host(args, placement, log)
         except (grpc.aio.AioRpcError, TimeoutError, OSError) as exc:
-            log.seek(0)
-            sys.stderr.write(log.read()[-4000:].decode(errors="replace"))
             unserved = isinstance(exc, grpc.aio.AioRpcError) and exc.code() == grpc.StatusCode.UNIMPLEMENTED
-            why = "`mazziere serve` serves no HostService here" if unserved else repr(exc)
-            print(f"host_load: the run failed: {why}", file=sys.stderr)
+            _failed(log, f"the run failed: {'`mazziere serve` serves no HostService here' if unserved else repr(exc)}")
             return 1
-    report(run, ns.pinned)
+        colyseus = None
+        if not why:
+            log.seek(0)
+            log.truncate()
+            try:
+                colyseus = bench_colyseus(args, placement, log)
+            except (TimeoutError, OSError, ValueError, KeyError) as exc:
+                why = f"it failed: {exc!r}"
+                _failed(log, f"the Colyseus run failed: {exc!r}")
+    report(host, colyseus, why, placement)
     return 0
 
 

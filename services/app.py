@@ -13,7 +13,6 @@ serving for ``MAZZIERE_DRAIN_SECONDS``, then both stop, letting calls in flight 
 from __future__ import annotations
 
 import asyncio
-import gc
 import signal
 import socket
 import sys
@@ -32,6 +31,7 @@ from mazziere.services.core.backend import Backend, InProcessBackend, Write
 from mazziere.services.core.call import Call
 from mazziere.services.core.caller_limits import CallerLimits, Limits
 from mazziere.services.core.callers import Callers, parse_networks
+from mazziere.services.core.collector import Collector, freeze_start_up
 from mazziere.services.core.dispatch import Dispatcher, Encode, Method
 from mazziere.services.core.logs import get_logger
 from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
@@ -241,7 +241,8 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
         store_max_bytes=config.store_max_bytes,
     )
     metered = HostMetrics(metrics.registry)
-    return Host(store or open_store(config.store), tables, settings, metered, callers=dispatcher.admission.callers)
+    store = store or open_store(config.store, sync=config.store_sync)
+    return Host(store, tables, settings, metered, callers=dispatcher.admission.callers)
 
 
 def _channel(config: Config, target: str) -> ChannelBackend:
@@ -286,7 +287,7 @@ def serve_embedded(config: Config) -> None:
     app = App(config, keyring=keyring, hosting=config.host_enabled, store=store)
     if config.metrics_port:
         app.metrics.serve(config.metrics_port, config.bind_host)
-    gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
+    freeze_start_up()
     eventloop.run(_embedded(app, sock, cap))
 
 
@@ -330,7 +331,7 @@ def _open_store(config: Config) -> Store:
     """The host's store, opened before the sealing key is read (a kept key is checked against its tables); a store
     that cannot open stops the start-up (``startup_failed``)."""
     try:
-        return open_store(config.store)
+        return open_store(config.store, sync=config.store_sync)
     except StoreError as exc:
         raise RuntimeError(str(exc)) from None
 
@@ -358,6 +359,7 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         await app.host.start()
         log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
     port = await app.grpc.start()
+    collector = asyncio.create_task(Collector(config.gc_freeze_seconds, config.gc_full_seconds).run())
     waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
     rest: RestServer | None = None
     backend: Backend | None = None
@@ -380,6 +382,7 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         await app.host.stop()
     if backend is not None:
         await backend.close()
+    collector.cancel()
 
 
 def _rest_server(fastapi: FastAPI, config: Config, sock: socket.socket, gate: ConnectionGate) -> RestServer:

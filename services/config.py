@@ -73,6 +73,11 @@ class Config:
     grace_seconds: float = 10.0
     drain_seconds: float = 0.0
     """After SIGTERM, how long to keep serving while NOT_SERVING, so load balancers stop sending calls."""
+    gc_freeze_seconds: float = 1.0
+    """``mazziere serve``: how often what survived the young collections is frozen, full collections being off
+    while serving (0: the interpreter's own schedule)."""
+    gc_full_seconds: float = 3600.0
+    """``mazziere serve``: how often one full collection runs all the same (0: never), for frozen cycles gone."""
     keepalive_time_ms: int = 60_000
     keepalive_timeout_ms: int = 20_000
     max_connection_age_ms: int = 300_000
@@ -141,6 +146,9 @@ class Config:
     """Tables the host's store may keep (closed ones too, until they expire); beyond, OpenTable is refused."""
     store_max_bytes: int = 1 << 30
     """Bytes the host's store may take; beyond, OpenTable is refused."""
+    store_sync: str = "full"
+    """The SQLite store's sync: ``full`` (a move answered is on disk: no power cut loses it) or ``normal`` (synced at
+    checkpoints only: a killed host loses nothing, a power cut may lose the last moves answered)."""
 
     rest_host: str = "0.0.0.0"
     rest_port: int = 8080
@@ -279,6 +287,8 @@ class Config:
                 raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
         if self.table_spectators < 0:
             raise ConfigError("MAZZIERE_TABLE_SPECTATORS must be >= 0")
+        if self.store_sync not in ("full", "normal"):
+            raise ConfigError(f"MAZZIERE_STORE_SYNC must be 'full' or 'normal', not {self.store_sync!r}")
 
     def _check_ports(self) -> None:
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):

@@ -11,7 +11,8 @@ its stored bytes (:class:`StoredUpdate`), which are parsed only to read them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from google.protobuf.message import Message
 
@@ -95,9 +96,13 @@ class Carrying(Written[Any]):
 class Told:
     """A step as the host tells it: TableService's ``reply``, the table's ``game``, and when the next turn ends
     (``due_ms``; 0: no timer). ``snapshot``: the table as it is, not a change; ``closed``: the table is closed (a
-    closed table's snapshot is at its closing ``seq``, one past its state's)."""
+    closed table's snapshot is at its closing ``seq``, one past its state's).
 
-    __slots__ = ("_items", "_updates", "closed", "due_ms", "game", "reply", "seq", "snapshot")
+    Its updates write themselves from a :class:`Writing` of the step, not from the ``Told`` that keeps them, so
+    no cycle ties a step's objects together: they are freed the moment the last watcher has its bytes, never left
+    to the collector."""
+
+    __slots__ = ("_items", "_updates", "_writing", "closed", "due_ms", "game", "reply", "seq", "snapshot")
 
     def __init__(
         self,
@@ -115,6 +120,7 @@ class Told:
         self.snapshot = snapshot
         self.closed = closed
         self.seq = reply.seq if seq is None else seq
+        self._writing = Writing(reply, game, due_ms, snapshot, closed, self.seq)
         self._updates: dict[str, Update] = {}
         self._items: dict[str, Carrying] = {}
 
@@ -124,8 +130,9 @@ class Told:
         known = self._updates.get(audience)
         if known is None:
             viewer = viewer_of(audience)
+            writing = self._writing
             known = self._updates[audience] = Update(
-                self.seq, self.closed, lambda: self._bytes(viewer), lambda: self._json(viewer)
+                self.seq, self.closed, partial(writing.wire, viewer), partial(writing.data, viewer)
             )
         return known
 
@@ -140,7 +147,18 @@ class Told:
         """What the store keeps of the step: each audience's update, by audience."""
         return {audience: self.update(audience).SerializeToString() for audience in audiences}
 
-    def _bytes(self, viewer: Viewer) -> bytes:
+
+class Writing(NamedTuple):
+    """What a step's updates are written from."""
+
+    reply: Reply
+    game: str
+    due_ms: int
+    snapshot: bool
+    closed: bool
+    seq: int
+
+    def wire(self, viewer: Viewer) -> bytes:
         reply = self.reply
         parts = [_SEQ + varint(self.seq)] if self.seq else []
         parts.append(length_delimited(_UPDATE, reply.update(viewer)))
@@ -159,7 +177,7 @@ class Told:
             parts.append(length_delimited(_GAME, self.game.encode()))
         return b"".join(parts)
 
-    def _json(self, viewer: Viewer) -> dict[str, Any]:
+    def data(self, viewer: Viewer) -> dict[str, Any]:
         reply = self.reply
         data: dict[str, Any] = {"seq": str(self.seq)} if self.seq else {}
         data["update"] = reply.update_json(viewer)

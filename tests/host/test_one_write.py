@@ -90,9 +90,9 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tally]:
     monkeypatch.setattr(
         answers, "seat_update_json", tally.wrap("SeatUpdate JSON", answers.seat_update_json, **by_viewer)
     )
-    hosted = {"key": lambda told, viewer: "spectators" if viewer is None else str(viewer)}
-    monkeypatch.setattr(updates.Told, "_bytes", tally.wrap("HostedUpdate bytes", updates.Told._bytes, **hosted))
-    monkeypatch.setattr(updates.Told, "_json", tally.wrap("HostedUpdate JSON", updates.Told._json, **hosted))
+    hosted = {"key": lambda writing, viewer: "spectators" if viewer is None else str(viewer)}
+    monkeypatch.setattr(updates.Writing, "wire", tally.wrap("HostedUpdate bytes", updates.Writing.wire, **hosted))
+    monkeypatch.setattr(updates.Writing, "data", tally.wrap("HostedUpdate JSON", updates.Writing.data, **hosted))
     monkeypatch.setattr(jsondata, "encode", tally.wrap("JSON text", jsondata.encode))
     yield tally
 

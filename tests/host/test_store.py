@@ -15,6 +15,8 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,7 @@ from mazziere.services.host.store import (
     open_store,
 )
 from mazziere.services.host.store.postgres import PostgresStore, read_notification
+from mazziere.services.host.store.records import Records
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
 
@@ -364,7 +367,8 @@ async def test_a_sqlite_call_waiting_on_the_disk_leaves_the_event_loop_running(t
     await store.aclose()
 
 
-def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sync", ["full", "normal"])
+def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path, sync: str) -> None:
     path = tmp_path / "tables.db"
     host = textwrap.dedent(f"""
         import asyncio, os, signal, sys
@@ -372,10 +376,13 @@ def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path) -> None:
         from mazziere.services.host.store.sqlite import SqliteStore
 
         async def main() -> None:
-            store = SqliteStore({str(path)!r})
+            store = SqliteStore({str(path)!r}, sync={sync!r})
             await store.create(TableRecord("t1", "g", b"token-0", 0, (), b"{{}}"), Step(0, b"", {{"0": b"0@0"}}))
             for seq in range(1, 4):
                 assert await store.advance("t1", seq - 1, f"token-{{seq}}".encode(), 0, Step(seq, b"", {{"0": b"x"}}))
+            moves = [store.advance("t1", 3, f"token-4-{{n}}".encode(), 0, Step(4, b"", {{"0": b"y"}}))
+                     for n in range(5)]
+            assert sorted(await asyncio.gather(*moves)) == [False] * 4 + [True]
             print("answered", flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
 
@@ -388,11 +395,76 @@ def test_a_killed_sqlite_host_loses_no_move_it_answered(tmp_path: Path) -> None:
     async def reopen() -> None:
         store = SqliteStore(path)  # the killed host's lock went with it
         kept = await store.get("t1")
-        assert kept is not None and (kept.seq, kept.token) == (3, b"token-3")
-        assert [seq for seq, _ in await store.steps("t1", "0", -1)] == [0, 1, 2, 3]
+        assert kept is not None and (kept.seq, kept.token) == (4, b"token-4-0")
+        assert [seq for seq, _ in await store.steps("t1", "0", -1)] == [0, 1, 2, 3, 4]
         await store.aclose()
 
     asyncio.run(reopen())
+
+
+def _held(entered: threading.Event, release: threading.Event) -> Callable[[sqlite3.Connection], str]:
+    """A write that holds the store's writing thread, inside its group's transaction, until ``release``."""
+
+    def hold(db: sqlite3.Connection) -> str:
+        entered.set()
+        release.wait(HEAR_S)
+        return "held"
+
+    return hold
+
+
+def _failing_at_commit(db: sqlite3.Connection) -> None:
+    """A write whose group cannot commit: a foreign key broken, checked only at COMMIT."""
+    db.execute("PRAGMA defer_foreign_keys = ON")
+    db.execute("INSERT INTO steps (table_id, seq, action) VALUES ('nowhere', 1, x'')")
+
+
+async def _moves_behind_a_held_group(
+    store: SqliteStore, last: Callable[[sqlite3.Connection], None] | None
+) -> list[bool | BaseException]:
+    """Eight moves (and ``last``) made while the group before them holds the writing thread: they wait, a read does
+    not, and they form one group once it is released."""
+    entered, release = threading.Event(), threading.Event()
+    holding = asyncio.ensure_future(store.commits.write(_held(entered, release)))
+    assert await asyncio.get_running_loop().run_in_executor(None, entered.wait, HEAR_S)
+    seqs = [record.seq for record in [await store.get(f"t{n}") for n in range(8)] if record is not None]
+    moves = [asyncio.ensure_future(advance(store, f"t{n}", seqs[n] + 1)) for n in range(8)]
+    extra = [asyncio.ensure_future(store.commits.write(last))] if last is not None else []
+    await asyncio.sleep(0.1)
+    assert not any(move.done() for move in moves)  # none answered before its group commits
+    kept = await store.get("t0")  # a read, on its own connection, while a write transaction is open
+    assert kept is not None and kept.seq == seqs[0]
+    groups = store.commits.groups
+    release.set()
+    assert await holding == "held"
+    outcomes = await asyncio.gather(*moves, *extra, return_exceptions=True)
+    assert store.commits.groups == groups + 1  # the eight moves (and the last write) shared one commit
+    return outcomes[:8]
+
+
+async def test_concurrent_sqlite_moves_share_one_commit_and_each_is_answered_only_after_it(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "tables.db")
+    for n in range(8):
+        await store.create(table(f"t{n}"), step(0))
+    assert await _moves_behind_a_held_group(store, None) == [True] * 8
+    # The same, with a write in the group that makes its commit fail: no move of the group was answered, nor kept.
+    outcomes = await _moves_behind_a_held_group(store, _failing_at_commit)
+    assert all(isinstance(outcome, StoreError) for outcome in outcomes), outcomes
+    assert [record.seq for n in range(8) if (record := await store.get(f"t{n}")) is not None] == [1] * 8
+    assert [seq for seq, _ in await store.steps("t3", "0", -1)] == [0, 1]
+    await store.aclose()
+
+
+async def test_a_failing_write_in_a_group_leaves_the_others_of_it(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.create(table("t1"), step(0))
+    outcomes = await asyncio.gather(
+        advance(store, "t1", 1), store.create(table("t1"), step(0)), advance(store, "t1", 2), return_exceptions=True
+    )
+    assert outcomes[0] is True and isinstance(outcomes[1], StoreError) and outcomes[2] is True
+    kept = await store.get("t1")
+    assert kept is not None and kept.seq == 2
+    await store.aclose()
 
 
 # -- PostgreSQL only -----------------------------------------------------------------------------------------------
@@ -458,3 +530,38 @@ def test_a_notification_of_a_later_version_is_read_for_what_this_one_knows() -> 
     assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12", {"phase": "waiting", "more": "1"})
     assert read_notification("with:colon:12") == ("with:colon", "12", {})
     assert read_notification("t_abc:12:revoked=0") == ("t_abc", "12", {"revoked": "0"})
+
+
+async def test_the_records_a_sqlite_store_keeps_are_what_its_disk_holds(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "tables.db", clock=lambda: 7_000)
+    await store.create(table(), step(0))
+    for seq in range(1, 4):
+        assert await store.get("t1") is not None  # kept after the first read, then as each move leaves it
+        assert await advance(store, "t1", seq, due_ms=seq * 100)
+    assert not await advance(store, "t1", 3)  # a stale move changes nothing, kept or not
+    for write in ("moves", "capability", "close"):
+        if write == "capability":
+            await store.set_capability("t1", "0", b"d-0-again")
+        if write == "close":
+            assert await store.close("t1", step(4))
+        kept = await store.get("t1")
+        store.records.clear()
+        assert kept == await store.get("t1"), write
+    await store.aclose()
+
+
+def test_a_record_read_while_its_table_was_written_is_not_kept() -> None:
+    records = Records(tables=2)
+    old = table("t1")
+    before = records.writes("t1")
+    records.begin("t1")  # a write began while the read was on its way: what the read found may be old
+    records.keep(old, before)
+    assert records.get("t1") is None
+    records.keep(old, records.writes("t1"))
+    assert records.get("t1") is old
+    before = records.writes("t1")
+    records.keep(table("t2"), records.writes("t2"))
+    records.keep(table("t3"), records.writes("t3"))  # t1 forgotten to make room
+    assert records.get("t1") is None
+    records.keep(old, before)  # read before a table was forgotten: not kept either
+    assert records.get("t1") is None

@@ -43,11 +43,12 @@ __all__ = [
 ]
 
 
-def open_store(url: str) -> Store:
+def open_store(url: str, *, sync: str = "full") -> Store:
     """The store at ``url``: ``sqlite:///path`` (a relative path after ``sqlite:///``, or absolute with four
-    slashes) or ``postgresql://...`` (psycopg's connection string)."""
+    slashes; ``sync`` its ``synchronous`` setting, ``full`` or ``normal``) or ``postgresql://...`` (psycopg's
+    connection string; the server's own settings say when a commit is durable)."""
     if url.startswith("sqlite:///"):
-        return SqliteStore(url.removeprefix("sqlite:///"))
+        return SqliteStore(url.removeprefix("sqlite:///"), sync=sync)
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStore(url)
     raise ValueError(f"a store URL starts with sqlite:/// or postgresql://, not {url.split(':', 1)[0]!r}")

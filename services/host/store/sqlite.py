@@ -1,9 +1,13 @@
 """The embedded store: one SQLite file on local disk, kept by one host process.
 
-Every call runs on one worker thread of the store's own, so the event loop never waits on the disk, and the calls
-run one at a time in the order they were made. The database is in WAL mode with ``synchronous=FULL``: each step is
-on disk (the log synced) when its call returns, so neither a killed host nor a lost machine loses a move the
-players were answered; at a move's pace (people's turns) the one sync per step costs nothing that shows.
+Writes run on one thread of the store's own, in the order they were made, so the event loop never waits on the
+disk; the writes that arrive while a commit syncs are committed together, one sync for the group
+(``commits.py``), and none is answered before its group's commit. Reads run on a second thread with a connection
+of their own, so they never queue behind a commit (WAL lets them read while it writes); they see every write
+answered before they were made. The database is in WAL mode with ``synchronous=FULL`` by default: each step is on
+disk (the log synced) when its call returns, so neither a killed host nor a lost machine loses a move the players
+were answered. ``synchronous="normal"`` (``MAZZIERE_STORE_SYNC=normal``) syncs the log only at checkpoints: a killed
+host still loses nothing, a power cut may lose the last moves answered.
 
 One host process only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
 second host on the same file refuses to start. Listeners hear this host's notifications (there is no other): its
@@ -26,6 +30,8 @@ from typing import Any, TypeVar
 from mazziere.services.core.logs import get_logger
 from mazziere.services.host.store import schema
 from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
+from mazziere.services.host.store.commits import CommitGroups, Write, apply_group
+from mazziere.services.host.store.records import Records
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")
@@ -37,6 +43,9 @@ SQL = schema.Statements.of(schema.SQLITE)
 DUE = _SQL("SELECT table_id, seq " + schema.DUE)
 LEASE = _SQL(schema.LEASE)
 PAGES = ("page_count", "freelist_count", "page_size")
+SYNC = ("full", "normal")
+"""The store's ``synchronous`` settings: a sync at every commit (no answered move lost to a power cut), or only at
+checkpoints (none lost to a killed host)."""
 
 
 @contextmanager
@@ -72,19 +81,32 @@ class SqliteStore:
     Opening takes the lock, makes the database (mode 0600) and migrates its schema forward; it raises
     :class:`StoreError` if another host holds the lock or the file is not a database this host can use."""
 
-    def __init__(self, path: str | os.PathLike[str], *, clock: Callable[[], int] = schema.now_ms) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, clock: Callable[[], int] = schema.now_ms, sync: str = "full"
+    ) -> None:
+        if sync not in SYNC:
+            raise ValueError(f"the SQLite store's sync is one of {', '.join(SYNC)}, not {sync!r}")
         self.path = os.fspath(path)
+        self.sync = sync
         self._clock = clock
         self._listeners: list[Listener] = []
         self._closed = False
         self._db: sqlite3.Connection | None = None
+        self._reading: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite")
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite-read")
+        self.commits = CommitGroups(self._run_group)
+        self.records = Records()
         try:
             self._worker.submit(self._open).result()
+            if self.path != MEMORY:  # a database in memory is one connection's own: its reads stay on the writer
+                self._reader.submit(self._open_reading).result()
         except BaseException:
             self._worker.submit(self._release).result()
+            self._reader.submit(self._release_reading).result()
             self._worker.shutdown()
+            self._reader.shutdown()
             raise
 
     # -- on the worker thread ------------------------------------------------------------------------------------
@@ -103,7 +125,7 @@ class SqliteStore:
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal" and self.path != MEMORY:
                 raise StoreError(f"SQLite store {self.path}: WAL mode is not available here (journal mode {mode})")
-            db.execute("PRAGMA synchronous = FULL")
+            db.execute(f"PRAGMA synchronous = {self.sync.upper()}")
             db.execute("PRAGMA foreign_keys = ON")
             with _transaction(db):
                 db.execute(schema.CREATE_VERSION)
@@ -114,6 +136,18 @@ class SqliteStore:
                 db.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"SQLite store {self.path}: cannot open: {error}") from error
+
+    def _open_reading(self) -> None:
+        try:
+            self._reading = sqlite3.connect(self.path, isolation_level=None, timeout=5.0, check_same_thread=True)
+            self._reading.execute("PRAGMA query_only = ON")
+        except sqlite3.Error as error:
+            raise StoreError(f"SQLite store {self.path}: cannot open for reading: {error}") from error
+
+    def _release_reading(self) -> None:
+        if self._reading is not None:
+            self._reading.close()
+            self._reading = None
 
     def _lock(self, lock: Path) -> None:
         self._lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -134,19 +168,25 @@ class SqliteStore:
             os.close(self._lock_fd)  # and with it the lock
             self._lock_fd = None
 
-    def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        if self._db is None:
+    def _call(self, work: Callable[[sqlite3.Connection], T], *, reading: bool = False) -> T:
+        db = self._reading if reading else self._db
+        if db is None:
             raise StoreError(f"SQLite store {self.path}: closed")
         try:
-            return work(self._db)
+            return work(db)
         except sqlite3.Error as error:
             raise StoreError(f"SQLite store {self.path}: {error}") from error
 
+    def _group(self, writes: list[Write], db: sqlite3.Connection) -> list[tuple[bool, Any]]:
+        return [
+            (ok, StoreError(f"SQLite store {self.path}: {value}") if isinstance(value, sqlite3.Error) else value)
+            for ok, value in apply_group(writes, db)
+        ]
+
     def _create(self, table: TableRecord, first: Step, db: sqlite3.Connection) -> None:
-        with _transaction(db):
-            db.execute(SQL.insert_table, schema.table_row(table, self._clock()))
-            db.executemany(SQL.insert_capability, [(table.table_id, a, d) for a, d in table.capabilities.items()])
-            _append(db, table.table_id, first)
+        db.execute(SQL.insert_table, schema.table_row(table, self._clock()))
+        db.executemany(SQL.insert_capability, [(table.table_id, a, d) for a, d in table.capabilities.items()])
+        _append(db, table.table_id, first)
 
     @staticmethod
     def _get(table_id: str, db: sqlite3.Connection) -> TableRecord | None:
@@ -155,34 +195,31 @@ class SqliteStore:
             return None
         return schema.table_record(row, db.execute(SQL.select_capabilities, (table_id,)).fetchall())
 
+    @staticmethod
     def _advance(
-        self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, db: sqlite3.Connection
+        table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step, now_ms: int, db: sqlite3.Connection
     ) -> bool:
-        with _transaction(db):
-            changed = db.execute(SQL.advance, (token, step.seq, due_ms, self._clock(), table_id, expected_seq)).rowcount
-            if changed != 1:
-                return False
-            _append(db, table_id, step)
-            return True
+        changed = db.execute(SQL.advance, (token, step.seq, due_ms, now_ms, table_id, expected_seq)).rowcount
+        if changed != 1:
+            return False
+        _append(db, table_id, step)
+        return True
 
     def _close_table(self, table_id: str, step: Step, db: sqlite3.Connection) -> bool:
-        with _transaction(db):
-            if db.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
-                return False
-            _append(db, table_id, step)
-            return True
+        if db.execute(SQL.close, (step.seq, self._clock(), table_id, step.seq)).rowcount != 1:
+            return False
+        _append(db, table_id, step)
+        return True
 
     @staticmethod
     def _claim(now_ms: int, lease_ms: int, owner: str, limit: int, db: sqlite3.Connection) -> list[tuple[str, int]]:
-        with _transaction(db):
-            due: list[tuple[str, int]] = db.execute(DUE, (now_ms, now_ms, limit)).fetchall()
-            db.executemany(LEASE, [(owner, now_ms + lease_ms, table_id) for table_id, _ in due])
-            return due
+        due: list[tuple[str, int]] = db.execute(DUE, (now_ms, now_ms, limit)).fetchall()
+        db.executemany(LEASE, [(owner, now_ms + lease_ms, table_id) for table_id, _ in due])
+        return due
 
     @staticmethod
     def _write(statement: str, parameters: tuple[object, ...], db: sqlite3.Connection) -> int:
-        with _transaction(db):
-            return db.execute(statement, parameters).rowcount
+        return int(db.execute(statement, parameters).rowcount)
 
     @staticmethod
     def _read(statement: str, parameters: tuple[object, ...], db: sqlite3.Connection) -> list[tuple[Any, ...]]:
@@ -191,9 +228,21 @@ class SqliteStore:
     # -- the Store -----------------------------------------------------------------------------------------------
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A read: on the reading connection's thread (the writer's for a database in memory)."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
-        return await asyncio.get_running_loop().run_in_executor(self._worker, self._call, work)
+        reading = self._reading is not None
+        call = partial(self._call, work, reading=reading)
+        return await asyncio.get_running_loop().run_in_executor(self._reader if reading else self._worker, call)
+
+    async def _commit(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A write, answered once the group it joins is committed."""
+        if self._closed:
+            raise StoreError(f"SQLite store {self.path}: closed")
+        return await self.commits.write(work)
+
+    async def _run_group(self, writes: list[Write]) -> list[tuple[bool, Any]]:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self._call, partial(self._group, writes))
 
     async def open(self) -> SqliteStore:
         """The store, open (it opened when made)."""
@@ -202,26 +251,42 @@ class SqliteStore:
         return self
 
     async def create(self, table: TableRecord, first: Step) -> None:
-        await self._run(partial(self._create, table, first))
+        self.records.begin(table.table_id)
+        await self._commit(partial(self._create, table, first))
 
     async def get(self, table_id: str) -> TableRecord | None:
-        return await self._run(partial(self._get, table_id))
+        """The table's record: as this store's own writes left it when it is kept (:mod:`.records`), else read."""
+        kept = self.records.get(table_id)
+        if kept is not None:
+            return kept
+        writes = self.records.writes(table_id)
+        record = await self._run(partial(self._get, table_id))
+        if record is not None:
+            self.records.keep(record, writes)
+        return record
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
-        return await self._run(partial(self._advance, table_id, expected_seq, token, due_ms, step))
+        before, writes = self.records.begin(table_id)
+        now_ms = self._clock()
+        landed = await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step, now_ms))
+        if landed and before is not None and before.seq == expected_seq and not before.closed:
+            self.records.advanced(before, writes, token, step.seq, due_ms, now_ms)
+        return landed
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         rows = await self._run(partial(self._read, SQL.select_seen, (table_id, audience, after_seq, limit)))
         return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
-        await self._run(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
+        self.records.begin(table_id)
+        await self._commit(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
 
     async def close(self, table_id: str, step: Step) -> bool:
-        return await self._run(partial(self._close_table, table_id, step))
+        self.records.begin(table_id)
+        return await self._commit(partial(self._close_table, table_id, step))
 
     async def claim_due(self, now_ms: int, lease_ms: int, owner: str, limit: int = 100) -> list[tuple[str, int]]:
-        return await self._run(partial(self._claim, now_ms, lease_ms, owner, limit))
+        return await self._commit(partial(self._claim, now_ms, lease_ms, owner, limit))
 
     async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
         parameters = (hosting, due_ms, self._clock(), table_id, seq)
@@ -240,7 +305,11 @@ class SqliteStore:
         return {int(seat): int(seen) for seat, seen in rows}
 
     async def expire(self, idle_before_ms: int) -> int:
-        return await self._run(partial(self._write, SQL.expire, (idle_before_ms,)))
+        self.records.clear()
+        try:
+            return await self._commit(partial(self._write, SQL.expire, (idle_before_ms,)))
+        finally:
+            self.records.clear()
 
     async def count(self) -> int:
         rows = await self._run(partial(self._read, SQL.count, ()))
@@ -292,9 +361,13 @@ class SqliteStore:
         """Finish the calls already made, then close the database and release its lock."""
         if self._closed:
             return
+        await self.commits.drain()
         self._closed = True
         self._listeners.clear()
+        loop = asyncio.get_running_loop()
         try:
-            await asyncio.get_running_loop().run_in_executor(self._worker, self._release)
+            await loop.run_in_executor(self._reader, self._release_reading)
+            await loop.run_in_executor(self._worker, self._release)
         finally:
+            self._reader.shutdown(wait=False)
             self._worker.shutdown(wait=False)
