@@ -290,15 +290,15 @@ class SqliteStore:
 
     async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
         parameters = (hosting, due_ms, self._clock(), table_id, seq)
-        return await self._run(partial(self._write, SQL.set_hosting, parameters)) == 1
+        self.records.begin(table_id)  # the kept record no longer holds its hosting and turn
+        return await self._commit(partial(self._write, SQL.set_hosting, parameters)) == 1
 
     async def touch(self, table_id: str, seats: Sequence[int], now_ms: int) -> None:
-        await self._run(partial(self._touch, [(seat, now_ms, table_id) for seat in seats]))
+        await self._commit(partial(self._touch, [(seat, now_ms, table_id) for seat in seats]))
 
     @staticmethod
     def _touch(rows: list[tuple[int, int, str]], db: sqlite3.Connection) -> None:
-        with _transaction(db):
-            db.executemany(SQL.touch, rows)
+        db.executemany(SQL.touch, rows)
 
     async def presence(self, table_id: str) -> dict[int, int]:
         rows = await self._run(partial(self._read, SQL.select_presence, (table_id,)))
