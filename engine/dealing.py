@@ -127,7 +127,9 @@ class Dealing:
 
     def _commit(self) -> None:
         self.commitment = chance.commitment(chance.draw_seed(self.secret, self.draws))
-        self.events.append(Event(EventKind.COMMITTED, draw=self.draws, data=self.commitment.hex()))
+        self.events.append(
+            Event(EventKind.COMMITTED, amount=chance.ALGORITHM, draw=self.draws, data=self.commitment.hex())
+        )
 
     # -- events ------------------------------------------------------------------------------------
 

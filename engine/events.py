@@ -53,8 +53,9 @@ class EventKind(StrEnum):
     """SC-4: the seat that deals the pack face up to choose the first dealer."""
     CHOOSE_CARD = "CHOOSE_CARD", "seat cards"
     """SC-4: a card dealt face up to a seat while choosing the first dealer."""
-    COMMITTED = "COMMITTED", "draw data"
-    """The commitment to the seed of the table's next draw (docs/fairness.md), told before that draw."""
+    COMMITTED = "COMMITTED", "amount draw data"
+    """The commitment to the seed of the table's next draw (docs/fairness.md), told before that draw; ``amount`` names
+    the dealing algorithm (:data:`engine.chance.ALGORITHM`)."""
     ENTROPY = "ENTROPY", "seat draw data"
     """A seat's entropy (``data``, hex), mixed into the draw ``draw``."""
     SEED = "SEED", "draw data cards target amount"
