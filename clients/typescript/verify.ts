@@ -472,6 +472,7 @@ export function verifyRecord(events: readonly JsonEvent[], options: VerifyOption
   if (options.seat !== undefined && options.gave) {
     const seat = options.seat;
     for (const [draw, gaveHex] of [...options.gave].sort((a, b) => a[0] - b[0])) {
+      if (partial && !commitments.has(draw)) continue; // given before the record began: not in it
       const mine = hex(gaveHex);
       const told = given.get(`${draw}/${seat}`);
       if (mine && told === undefined) {

@@ -94,7 +94,7 @@ export class Session {
     }
     for (const e of events) lines.push(eventText(e, names, this.game));
     const verdict = this.fairness.verdict;
-    this.fairness.step(u.seq, events, this.seat);
+    this.fairness.step(u.seq, events, this.seat, u.update, u.closed);
     if (this.fairness.verdict !== verdict && this.fairness.verdict) lines.push(this.fairness.verdict.text);
     // The chips the step moved, in the words of the settlement: one wording, payer first.
     for (const t of u.settlement) lines.push(transferText(t, names));
