@@ -224,17 +224,21 @@ class _Check:
         if kind in ("GAME_OVER", CLOSED) and self.ended is None:
             self.ended = (t, kind)
         if kind in ("COMMITTED", "ENTROPY", "SEED", NEXT_DRAW):
-            if draw is None:
-                return self.fail(t, f"event {t} ({kind}): no draw")
-            if kind == "SEED":
-                return self.seed(t, e, draw, cards)
-            if kind == NEXT_DRAW:
-                return self.claimed(t, e, draw)
-            return self.committed(t, e, draw) if kind == "COMMITTED" else self.contributed(t, e, draw)
+            return self.fairness(t, e, kind, draw, cards)
         if cards and draw is not None:
             return self.dealt_from(t, e, kind, draw, cards)
         self.shown += [(t, kind, c["card"]) for c in cards if c.get("card")]
         return None
+
+    def fairness(self, t: int, e: dict[str, Any], kind: str, draw: int | None, cards: list[dict[str, Any]]) -> None:
+        """A COMMITTED, ENTROPY, SEED or an update's NEXT_DRAW: each names its draw."""
+        if draw is None:
+            return self.fail(t, f"event {t} ({kind}): no draw")
+        if kind == "SEED":
+            return self.seed(t, e, draw, cards)
+        if kind == NEXT_DRAW:
+            return self.claimed(t, e, draw)
+        return self.committed(t, e, draw) if kind == "COMMITTED" else self.contributed(t, e, draw)
 
     def committed(self, t: int, e: dict[str, Any], draw: int) -> None:
         algorithm = int(e.get("amount") or 0) or 2
