@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
+  ALGORITHMS,
   bytes,
   canonical,
   commitment,
@@ -64,7 +65,8 @@ interface Vector {
 }
 
 test("reproduces every seed, commitment, entropy, order and number of the test vectors", () => {
-  const vectors = JSON.parse(readFileSync(VECTORS, "utf8")) as { canonical: Record<string, string[]>; draws: Vector[] };
+  const vectors = JSON.parse(readFileSync(VECTORS, "utf8")) as { algorithm: number; canonical: Record<string, string[]>; draws: Vector[] };
+  assert.ok(ALGORITHMS.has(vectors.algorithm), `algorithm ${vectors.algorithm}`);
   let orders = 0;
   for (const v of vectors.draws) {
     const where = `secret ${v.secret}, draw ${v.draw}`;
