@@ -44,6 +44,8 @@ export class Fairness {
   private blind = "";
   /** The seat this page plays (undefined: a spectator). */
   private seat: number | undefined;
+  /** Seats the server plays (the table's bots): the check refuses entropy of theirs. */
+  serverSeats: number[] = [];
   /** Entropy was sent while the next draw was not known here (the page joined late): not again until a commitment. */
   private sentBlind = false;
   /** The last step whose events the record lacks (it holds those after it); -1n: it holds the whole record. */
@@ -157,7 +159,7 @@ export class Fairness {
   /** Checks the record when a step reveals `draws` (packs among them, or numbers drawn only). */
   private check(draws: number[], packs: boolean): void {
     const own = this.seat === undefined ? {} : { seat: this.seat, gave: this.mine };
-    const result = verifyRecord(this.record, { partial: this.missing >= 0n, ...own });
+    const result = verifyRecord(this.record, { partial: this.missing >= 0n, serverSeats: this.serverSeats, ...own });
     if (!result.ok) {
       const what = packs ? "Mazzo NON verificato (deck not verified)" : "Estrazione NON verificata (draw not verified)";
       this.verdict = { ok: false, draws, text: `${what}: ${result.error}` };

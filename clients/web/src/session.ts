@@ -114,5 +114,7 @@ export class Session {
 
   setPresence(presence: api.Presence[]): void {
     this.presence = presence;
+    // Bots are played by the server, which knows the seeds: the record may hold no entropy of theirs.
+    this.fairness.serverSeats = presence.filter((p) => p.bot).map((p) => p.seat);
   }
 }
