@@ -34,6 +34,9 @@ SEED_DOMAIN = b"mazziere/seed/v2"
 COMMIT_DOMAIN = b"mazziere/commit/v2"
 MIX_DOMAIN = b"mazziere/mix/v2"
 DEAL_DOMAIN = b"mazziere/deal/v2"
+ALGORITHM = 2
+"""This algorithm's number, told with every commitment (a ``COMMITTED`` event's ``amount``): a verifier refuses a
+record of a number it does not know."""
 MAX_ENTROPY = 32
 """The most bytes one seat contributes to one draw."""
 _WORD = 4  # bytes per draw

@@ -128,7 +128,7 @@ class Dealing:
 
     def _commit(self) -> None:
         self.commitment = chance.commitment(chance.draw_seed(self.secret, self.draws))
-        self.events.append(Event(COMMITTED, draw=self.draws, data=self.commitment.hex()))
+        self.events.append(Event(COMMITTED, amount=chance.ALGORITHM, draw=self.draws, data=self.commitment.hex()))
 
     # -- events ------------------------------------------------------------------------------------
 

@@ -90,8 +90,9 @@ GAME_OVER = EventKind("GAME_OVER", "seat amount")
 
 # -- the dealing's draws (engine.dealing, docs/fairness.md)
 
-COMMITTED = EventKind("COMMITTED", "draw data")
-"""The commitment to the seed of the table's next draw (docs/fairness.md), told before that draw."""
+COMMITTED = EventKind("COMMITTED", "amount draw data")
+"""The commitment to the seed of the table's next draw (docs/fairness.md), told before that draw; ``amount`` names
+the dealing algorithm (:data:`engine.chance.ALGORITHM`)."""
 ENTROPY = EventKind("ENTROPY", "seat draw data")
 """A seat's entropy (``data``, hex), mixed into the draw ``draw``."""
 SEED = EventKind("SEED", "draw data cards target amount")

@@ -74,6 +74,11 @@ class Game(ABC, Generic[S, R]):
         """
         check_header(state, self.rules_type, 1, 1 << 16)
 
+    def house_seats(self, state: S) -> frozenset[int]:
+        """Seats the rules play by themselves (CASINO's house bank): played for the operator, they never give
+        entropy (docs/fairness.md). None by default."""
+        return frozenset()
+
     def to_act(self, state: S) -> tuple[int, ...]:
         """The seats that may act now."""
         return tuple(s for s in range(state.seat_count) if self.legal_actions(state, s))
@@ -97,6 +102,11 @@ class Game(ABC, Generic[S, R]):
                 f"{action.kind} amount {action.amount} is outside [{chosen.min_amount}, {chosen.max_amount}]",
             )
         contributed: tuple[Event, ...] = ()
+        if action.entropy and action.seat in self.house_seats(state):
+            raise Rejected(
+                Reason.INVALID_ENTROPY,
+                f"seat {action.seat} is the house: it plays for the operator and gives no entropy; move without it",
+            )
         if action.entropy:
             state, contributed = with_entropy(state, action.seat, action.entropy)
         outcome = self.play(state, action)

@@ -45,7 +45,9 @@ export interface VerifyResult {
   checkedCards: number;
   /** Draws that cards were dealt from whose seed the record does not reveal (yet). */
   unrevealed: number[];
-  /** With `partial`: draws revealed whose commitment is not in the record (committed before it began). */
+  /** With `partial`: draws revealed whose commitment is not in the record (committed before it began), or known
+   * only from an update (its seed is checked against that, but entropy given before the record began may be
+   * missing: the order is not recomputed). */
   unverifiable: number[];
   /** The first mismatch, by its place in the record, e.g. "draw 3, place 5: the record shows 7d, the pack puts
    * Rb there". */
@@ -56,6 +58,12 @@ export interface VerifyOptions {
   /** The record may begin mid-table (a page that joined late): a draw whose commitment it lacks is
    * `unverifiable`, not a failure, and a card shown face up that it never saw dealt is not a failure either. */
   partial?: boolean;
+  /** The seat whose entropy `gave` lists. */
+  seat?: number;
+  /** The entropy `seat` gave, in hex, by draw ("" for a draw it gave none to): each is checked against the record. */
+  gave?: ReadonlyMap<number, string>;
+  /** Seats the server plays (bots, the house), which may never give entropy. */
+  serverSeats?: Iterable<number>;
 }
 
 // -- the algorithm (docs/fairness.md, "The algorithm") ---------------------------------------------------------
@@ -65,6 +73,13 @@ const COMMIT_DOMAIN = ascii("mazziere/commit/v2");
 const MIX_DOMAIN = ascii("mazziere/mix/v2");
 const DEAL_DOMAIN = ascii("mazziere/deal/v2");
 const SPACE = 2 ** 32;
+/** The dealing algorithms this verifier knows, by the number a COMMITTED event names in `amount` (a record written
+ * before the number was told names none: algorithm 2, the same bytes). */
+export const ALGORITHMS: ReadonlySet<number> = new Set([2]);
+/** The kind `eventsOf` gives an update's `nextDraw` and `commitment`: a claim checked like an event. */
+export const NEXT_DRAW = "NEXT_DRAW";
+/** The kind `eventsOf` gives an update marked `closed` (the table was closed: every pack is gathered). */
+export const CLOSED = "CLOSED";
 
 /** seed_k = HMAC-SHA256(secret, "mazziere/seed/v2" || u64be(k)). */
 export function drawSeed(secret: Uint8Array, draw: number | bigint): Uint8Array {
@@ -160,21 +175,35 @@ export function eventsFromNdjson(text: string): JsonEvent[] {
   return events;
 }
 
-/** The events of one JSON value: itself if it is an event, else every `events` array in it, depth first. */
+/** The events of one JSON value: itself if it is an event, else every `events` array in it, depth first. An
+ * object with `nextDraw` (`next_draw`) and `commitment` (an update) adds, after its own events, a NEXT_DRAW event
+ * naming them; one with `closed` true adds a CLOSED event. */
 export function eventsOf(value: unknown): JsonEvent[] {
   const found: JsonEvent[] = [];
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) {
       v.forEach(walk);
-    } else if (v !== null && typeof v === "object") {
+    } else if (isObject(v)) {
       for (const [key, item] of Object.entries(v)) {
         if (key === "events" && Array.isArray(item)) found.push(...(item.filter(isObject) as unknown as JsonEvent[]));
         else walk(item);
       }
+      found.push(...claims(v));
     }
   };
   if (isObject(value) && typeof value.kind === "string") return [value as unknown as JsonEvent];
   walk(value);
+  return found;
+}
+
+/** What an update claims beside its events: its next draw's commitment, and the table's close. */
+export function claims(update: Record<string, unknown>): JsonEvent[] {
+  const found: JsonEvent[] = [];
+  const draw = update.nextDraw ?? update.next_draw;
+  if (draw !== undefined && draw !== null && typeof update.commitment === "string" && update.commitment) {
+    found.push({ kind: NEXT_DRAW, draw: Number(draw), data: update.commitment });
+  }
+  if (update.closed === true) found.push({ kind: CLOSED });
   return found;
 }
 
@@ -210,12 +239,16 @@ class Failures {
   }
 }
 
-/** Checks 1 to 5 of docs/fairness.md over one table's record, in the order the events were told. */
+/** The checks of docs/fairness.md ("Checking a record") over one table's record, in the order the events were told. */
 export function verifyRecord(events: readonly JsonEvent[], options: VerifyOptions = {}): VerifyResult {
   const partial = Boolean(options.partial);
+  const serverSeats = new Set(options.serverSeats ?? []);
   const fail = new Failures();
   const commitments = new Map<number, { data: string; at: number }>();
+  const shownByUpdate = new Set<number>(); // draws whose commitment the record knows only from an update
   const entropy = new Map<number, Uint8Array[]>();
+  const given = new Map<string, string>(); // `${draw}/${seat}` -> the entropy told, in hex
+  let ended: { at: number; kind: string } | undefined; // the first GAME_OVER or close
   const firstCard = new Map<number, number>(); // draw -> index of its first card (or its number's SEED)
   const seeds = new Map<number, string>();
   const packs = new Map<number, Pack>();
@@ -235,31 +268,74 @@ export function verifyRecord(events: readonly JsonEvent[], options: VerifyOption
         return;
       }
     }
+    if ((kind === "GAME_OVER" || kind === CLOSED) && !ended) ended = { at: t, kind };
     if (kind === "COMMITTED") {
       if (draw === undefined) return fail.add(t, `event ${t} (COMMITTED): no draw`);
+      // 0. A record of an algorithm this verifier does not know.
+      const algorithm = Number(event.amount ?? 0) || 2;
+      if (!ALGORITHMS.has(algorithm)) {
+        const known = [...ALGORITHMS].sort((a, b) => a - b).join(", ");
+        return fail.add(t, `draw ${draw}: committed by dealing algorithm ${event.amount}, not one known here (${known})`);
+      }
       const data = hex(event.data);
       const before = commitments.get(draw);
       // 1. No draw has two different commitments.
       if (before && before.data !== data) {
-        fail.add(t, `draw ${draw}: two commitments, ${short(before.data)} and then ${short(data)}`);
-      } else if (!before) {
+        if (shownByUpdate.has(draw)) {
+          fail.add(t, `draw ${draw}: an update showed the commitment ${short(before.data)}, then ${short(data)}`);
+        } else {
+          fail.add(t, `draw ${draw}: two commitments, ${short(before.data)} and then ${short(data)}`);
+        }
+      } else if (!before || shownByUpdate.has(draw)) {
         commitments.set(draw, { data, at: t });
+        shownByUpdate.delete(draw);
+      }
+      return;
+    }
+    if (kind === NEXT_DRAW) {
+      // 6. An update's next draw and commitment are its draw's COMMITTED; on a late page, the commitment it was
+      // shown stands for one (checked against the seed when it is revealed).
+      if (draw === undefined) return fail.add(t, `event ${t} (${NEXT_DRAW}): no draw`);
+      const data = hex(event.data);
+      const before = commitments.get(draw);
+      if (!before) {
+        if (!partial) return fail.add(t, `draw ${draw}: an update names its commitment, but no COMMITTED for it came before`);
+        commitments.set(draw, { data, at: t });
+        shownByUpdate.add(draw);
+      } else if (before.data !== data) {
+        fail.add(t, `draw ${draw}: an update names the commitment ${short(data)}, the record committed ${short(before.data)}`);
       }
       return;
     }
     if (kind === "ENTROPY") {
       if (draw === undefined) return fail.add(t, `event ${t} (ENTROPY): no draw`);
-      if (partial && !commitments.has(draw)) return; // its draw began before the record
+      const seat = Number(event.seat);
+      if (!commitments.has(draw)) {
+        if (partial) return; // its draw began before the record
+        // 2. Entropy comes after its draw's commitment.
+        return fail.add(t, `draw ${draw}: entropy from seat ${seat} appears before the draw's commitment`);
+      }
       // 2. No entropy for a draw appears after a card of that draw.
       if (firstCard.has(draw) || seeds.has(draw)) {
-        fail.add(t, `draw ${draw}: entropy from seat ${event.seat} appears after the draw was dealt from or revealed`);
+        fail.add(t, `draw ${draw}: entropy from seat ${seat} appears after the draw was dealt from or revealed`);
         return;
       }
+      // 2. Once per seat and draw.
+      if (given.has(`${draw}/${seat}`)) return fail.add(t, `draw ${draw}: seat ${seat} gives entropy twice`);
+      // 7. Never from a seat the server plays.
+      if (event.auto === true || serverSeats.has(seat)) {
+        return fail.add(t, `draw ${draw}: entropy from seat ${seat}, on a move the server chose`);
+      }
       try {
-        const part = contribution(Number(event.seat), bytes(event.data));
+        const data = bytes(event.data);
+        if (data.length < 1 || data.length > 32) {
+          return fail.add(t, `draw ${draw}: entropy from seat ${seat} of ${data.length} bytes, not 1 to 32`);
+        }
+        const part = contribution(seat, data);
         entropy.set(draw, [...(entropy.get(draw) ?? []), part]);
+        given.set(`${draw}/${seat}`, toHex(data));
       } catch (error) {
-        fail.add(t, `draw ${draw}: entropy from seat ${event.seat}: ${(error as Error).message}`);
+        fail.add(t, `draw ${draw}: entropy from seat ${seat}: ${(error as Error).message}`);
       }
       return;
     }
@@ -288,7 +364,12 @@ export function verifyRecord(events: readonly JsonEvent[], options: VerifyOption
         return fail.add(t, `draw ${draw}: the seed ${short(data)} is not hex`);
       }
       if (toHex(commitment(seed)) !== committed.data) {
-        return fail.add(t, `draw ${draw}: the seed ${short(data)} does not match the commitment ${short(committed.data)}`);
+        const what = shownByUpdate.has(draw) ? "the commitment an update showed" : "the commitment";
+        return fail.add(t, `draw ${draw}: the seed ${short(data)} does not match ${what} ${short(committed.data)}`);
+      }
+      if (shownByUpdate.has(draw)) {
+        unverifiable.add(draw); // its seed is the one committed; its entropy may have come before the record
+        return;
       }
       const mix = concat(...(entropy.get(draw) ?? []));
       checkedDraws += 1;
@@ -382,6 +463,25 @@ export function verifyRecord(events: readonly JsonEvent[], options: VerifyOption
   }
 
   const unrevealed = [...dealtBy.keys()].filter((k) => !seeds.has(k)).sort((a, b) => a - b);
+  // 8. Once the game is over (GAME_OVER) or the table closed, every pack that dealt a card is revealed.
+  if (ended) {
+    const what = ended.kind === "GAME_OVER" ? "the game is over" : "the table is closed";
+    for (const draw of unrevealed) fail.add(ended.at, `draw ${draw}: ${what}, but the pack it dealt is never revealed`);
+  }
+  // 9. The entropy this seat gave is in the record as it gave it, and none it did not give is told as its.
+  if (options.seat !== undefined && options.gave) {
+    const seat = options.seat;
+    for (const [draw, gaveHex] of [...options.gave].sort((a, b) => a[0] - b[0])) {
+      if (partial && !commitments.has(draw)) continue; // given before the record began: not in it
+      const mine = hex(gaveHex);
+      const told = given.get(`${draw}/${seat}`);
+      if (mine && told === undefined) {
+        fail.add(events.length, `draw ${draw}: the entropy seat ${seat} gave (${short(mine)}) is not in the record`);
+      } else if (told !== undefined && told !== mine) {
+        fail.add(events.length, `draw ${draw}: the record tells entropy ${short(told)} from seat ${seat}, which gave ${mine ? short(mine) : "none"}`);
+      }
+    }
+  }
   const result: VerifyResult = {
     ok: fail.first === null,
     checkedDraws,

@@ -42,9 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     verify = sub.add_parser("verify", help="check a table's public record (NDJSON; - for stdin): docs/fairness.md")
     verify.add_argument("record", help="the record: one JSON update, replay step or event a line")
     verify.add_argument("--partial", action="store_true", help="the record begins mid-table (a late watcher's)")
+    verify.add_argument("--seat", type=int, help="the seat whose entropy --gave lists (checked against the record)")
+    verify.add_argument(
+        "--gave", action="append", default=[], metavar="DRAW=HEX", help="entropy --seat gave a draw (empty HEX: none)"
+    )
+    verify.add_argument(
+        "--server-seat", action="append", type=int, default=[], help="a seat the server plays (a bot, the house)"
+    )
     args = parser.parse_args(argv)
     if args.command == "verify":
-        return _verify(args.record, partial=args.partial)
+        try:
+            gave = {int(d): h for d, _, h in (given.partition("=") for given in args.gave)}
+        except ValueError:
+            parser.error("--gave takes DRAW=HEX")
+        return _verify(args.record, partial=args.partial, seat=args.seat, gave=gave, server_seats=args.server_seat)
     if args.command == "simulate":
         return simulate.simulate(args)
     if args.command == "rtp":
@@ -69,10 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _verify(path: str, *, partial: bool) -> int:
+def _verify(path: str, *, partial: bool, seat: int | None, gave: dict[int, str], server_seats: list[int]) -> int:
     try:
         with open(sys.stdin.fileno() if path == "-" else path, encoding="utf-8", closefd=path != "-") as lines:
-            result = verify_record(events_of(lines), partial=partial)
+            events = events_of(lines)
+        result = verify_record(events, partial=partial, seat=seat, gave=gave, server_seats=server_seats)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"mazziere verify: cannot read {path}: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ and its watch; tests/clients/test_packages.py installs it as a release builds it
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -210,4 +211,43 @@ def test_typescript_client(servers: tuple[str, str]) -> None:
               "watch against scripted streams", "watch against a server that stops and starts again")  # fmt: skip
     for suite in suites:
         assert re.search(rf"^ok \d+ - {suite}$", output, re.MULTILINE), output
-    assert "# pass 28" in output and "# fail 0" in output and "# skipped 0" in output, output
+    assert "# pass 29" in output and "# fail 0" in output and "# skipped 0" in output, output
+
+
+def test_typescript_verifier_judges_the_records_as_mazziere_verify_does() -> None:
+    """clients/typescript/test/fairness.test.ts, offline: the test vectors, and every record of
+    tests/data/fairness_records.json accepted or refused with the error tests/fairness/test_records.py expects."""
+    folder = CLIENTS / "typescript"
+    output = run(["node", "--test", "dist/test/fairness.test.js"], folder, "", folder / "dist" / "test")
+    assert re.search(r"^ok \d+ - judges every record of tests/data/fairness_records.json", output, re.MULTILINE), output
+    assert "# fail 0" in output and "# skipped 0" in output, output
+
+
+def test_python_clients_verifier_judges_the_records_as_mazziere_verify_does(tmp_path: Path) -> None:
+    """The verifier the Python client ships (its build copies services/cli/verify.py as mazziere_client.verify),
+    loaded from the client's own build: every record of tests/data/fairness_records.json judged alike."""
+    folder = CLIENTS / "python"
+    command = [sys.executable, "setup.py", "--quiet", "build_py", "--build-lib", str(tmp_path)]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    shipped = tmp_path / "mazziere_client" / "verify.py"
+    spec = importlib.util.spec_from_file_location("shipped_verify", shipped)
+    assert spec is not None and spec.loader is not None
+    verify = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = verify  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(verify)
+    finally:
+        del sys.modules[spec.name]
+    cases = json.loads((ROOT / "tests" / "data" / "fairness_records.json").read_text())["cases"]
+    for case in cases:
+        options = case["options"]
+        events = verify.events_of(json.dumps(line) for line in case["lines"])
+        result = verify.verify_record(
+            events,
+            partial=options.get("partial", False),
+            seat=options.get("seat"),
+            gave={int(d): h for d, h in options.get("gave", {}).items()} if "seat" in options else None,
+            server_seats=options.get("server_seats", ()),
+        )
+        assert (result.error or None) == case["error"], case["name"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from mazziere.engine import chance
 from mazziere.engine.cards import FRENCH_32, FRENCH_40, ITALIAN_40, cards_text
+from mazziere.services.cli.verify import ALGORITHMS, COMMIT_DOMAIN
 
 VECTORS = Path(__file__).parent.parent / "data" / "fairness_vectors.json"
 PACKS = {"ITALIAN_40": ITALIAN_40, "FRENCH_40": FRENCH_40, "FRENCH_32": FRENCH_32}
@@ -47,6 +48,7 @@ def render() -> dict[str, Any]:
     return {
         "about": "docs/fairness.md: seed, commitment, entropy and the canonical pack shuffled; orders list the top "
         "card first. Written by `python -m tests.fairness.test_vectors`.",
+        "algorithm": chance.ALGORITHM,
         "canonical": {name: sorted(cards_text(pack).split()) for name, pack in PACKS.items()},
         "draws": draws,
     }
@@ -54,6 +56,11 @@ def render() -> dict[str, Any]:
 
 def test_fairness_vectors_are_as_pinned() -> None:
     assert json.loads(VECTORS.read_text()) == render(), "the dealing algorithm changed: see docs/fairness.md"
+
+
+def test_the_verifier_knows_the_engines_algorithm() -> None:
+    """Every COMMITTED names ``chance.ALGORITHM``; a verifier that did not know it would refuse every record."""
+    assert chance.ALGORITHM in ALGORITHMS and chance.COMMIT_DOMAIN == COMMIT_DOMAIN
 
 
 def test_canonical_order_is_byte_order_of_the_notation() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from mazziere import engine
 from mazziere.engine import chance
+from mazziere.engine.dealing import contributions
 from mazziere.engine.visibility import redact
 from mazziere.services.cli import main
 from mazziere.services.cli.verify import events_of, verify_record
@@ -47,7 +48,8 @@ def play(
         if engine.is_over(state):
             break
         action = random_step(state, rng)
-        if rng.random() < 0.35 and action.seat not in given:
+        house = engine.get_game(game).house_seats(state)  # CASINO's house gives none (docs/security.md)
+        if rng.random() < 0.35 and action.seat not in given and action.seat not in house:
             action = msgspec.structs.replace(action, entropy=rng.randbytes(rng.randint(1, chance.MAX_ENTROPY)))
         out = engine.apply(state, action)
         if any(e.kind == "COMMITTED" for e in out.events):
@@ -159,6 +161,32 @@ def test_entropy_is_bounded_and_given_once_a_draw() -> None:
     with pytest.raises(engine.Rejected, match="at most 32 bytes") as too_long:
         engine.apply(state, engine.Action(state.dealer, "DEAL", entropy=bytes(33)))  # type: ignore[attr-defined]
     assert too_long.value.reason is engine.Reason.INVALID_ENTROPY
+    dealt = engine.apply(state, engine.Action(state.dealer, "DEAL", entropy=b"dealer")).state  # type: ignore[attr-defined]
+    rng = random.Random(3)
+    for _ in range(40):  # a seat gives on its move, and again on a later move before the next draw: refused
+        action = random_step(dealt, rng)
+        given = [seat for seat, _ in contributions(dealt.entropy)]
+        if action.seat in given:
+            again = msgspec.structs.replace(action, entropy=b"again")
+            with pytest.raises(engine.Rejected, match=f"seat {action.seat} has given its entropy") as twice:
+                engine.apply(dealt, again)
+            assert twice.value.reason is engine.Reason.INVALID_ENTROPY
+            assert engine.apply(dealt, action).state.seq == dealt.seq + 1  # the same move without it is played
+            return
+        dealt = engine.apply(dealt, msgspec.structs.replace(action, entropy=bytes([action.seat + 1]))).state
+    raise AssertionError("no seat moved twice between two draws")
+
+
+def test_the_house_gives_no_entropy() -> None:
+    """CASINO: the house bank plays for the operator, who knows the seeds; its bytes would let it choose the deck."""
+    state = engine.new_table("sette_e_mezzo", [engine.Seat(n, 50) for n in "hab"], seed=b"s", preset="CASINO").state
+    house = state.bank  # type: ignore[attr-defined]
+    with pytest.raises(engine.Rejected, match=f"seat {house} is the house") as refused:
+        engine.apply(state, engine.Action(house, "DEAL", entropy=b"grind"))
+    assert refused.value.reason is engine.Reason.INVALID_ENTROPY
+    out = engine.apply(state, engine.Action(house, "DEAL"))
+    commits = [e for e in out.events if e.kind == "COMMITTED"]
+    assert commits and all(e.amount == chance.ALGORITHM == 2 for e in commits)  # the algorithm told with each
 
 
 def test_the_verifier_imports_nothing_of_the_engine() -> None:

@@ -19,7 +19,7 @@ import pytest
 from google.protobuf import json_format
 
 from mazziere.services.app import App
-from mazziere.services.cli.verify import verify_record
+from mazziere.services.cli.verify import events_of, verify_record
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
@@ -300,6 +300,15 @@ def test_the_spectators_whole_record_from_the_opening_verifies(hosted: Hosted) -
     record = [json_format.MessageToDict(e) for s in steps for e in s.update.events]
     result = verify_record(record)
     assert result.ok and result.checked_draws and not result.unrevealed, result
+    # The steps as NDJSON (mazziere verify's input): each update's next draw and commitment, and the close, are
+    # checked too (checks 6 and 8); a page that joined after the opening checks its part with --partial.
+    lines = [json.dumps(json_format.MessageToDict(step)) for step in steps]
+    events = events_of(lines)
+    assert {"NEXT_DRAW", "CLOSED"} <= {e["kind"] for e in events}
+    whole = verify_record(events)
+    assert whole.ok and not whole.unrevealed, whole.error
+    late = verify_record(events_of(lines[1:]), partial=True)
+    assert late.ok, late.error
 
 
 # -- moves in order ---------------------------------------------------------------------------------

@@ -145,3 +145,14 @@ def test_the_next_player_walk_ends_on_a_bank_out_of_range() -> None:
         engine.apply(bad, Action(1, "STAND"))
     assert caught.value.reason is Reason.INVALID_STATE
     assert caught.value.message.startswith("state.bank")
+
+
+def test_casino_state_with_entropy_from_the_house_is_refused() -> None:
+    """docs/fairness.md: CASINO's house bank gives no entropy, so a state holding some of its could not be played."""
+    seats = [Seat(f"p{i}", 50) for i in range(3)]
+    state: SetteEMezzoState = engine.new_table("sette_e_mezzo", seats, seed=b"v", preset="CASINO").state
+    player = (state.bank + 1) % 3
+    assert engine.get_game("sette_e_mezzo").house_seats(state) == {state.bank}
+    check_state(replace(state, entropy=bytes((player, 1)) + b"p"))
+    with pytest.raises(Rejected, match=rf"state.entropy: a contribution from the house \(seat {state.bank}\)"):
+        check_state(replace(state, entropy=bytes((player, 1)) + b"p" + bytes((state.bank, 1)) + b"h"))

@@ -231,6 +231,11 @@ def test_three_people_and_a_spectator_play_a_hand_together(
         someone.page.wait_for_selector("#table[data-closed=true]", timeout=WAIT_MS)
         assert someone.page.locator(".actions [data-move]").count() == 0
         assert "chiuso" in someone.text(".actions")
+    for someone in people:
+        # docs/fairness.md: the close reveals the pack in play; each person's page checks its whole record (its own
+        # entropy found in it) and shows the deck verified.
+        someone.page.wait_for_selector('.fairness[data-verified="true"]', timeout=WAIT_MS)
+        assert "NON verificat" not in someone.text(".fairness")
     for someone in everyone:
         check_no_secrets(someone, secrets)
         assert someone.errors == [], someone.errors

@@ -1,10 +1,13 @@
 // Committed dealing (docs/fairness.md), offline: verify.ts reproduces the test vectors of
 // tests/data/fairness_vectors.json, accepts the engine's records in test/fairness_record.ndjson (written by
-// test/make_fairness_record.py) and rejects them tampered with. npm run build && node --test dist/test/fairness.test.js
+// test/make_fairness_record.py) and rejects them tampered with, and judges every record of
+// tests/data/fairness_records.json as mazziere verify does, naming the same failure.
+// npm run build && node --test dist/test/fairness.test.js
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
+  ALGORITHMS,
   bytes,
   canonical,
   commitment,
@@ -24,6 +27,31 @@ const HERE = new URL(".", import.meta.url);
 const PACKAGE = new URL(existsSync(new URL("../verify.ts", HERE)) ? "../" : "../../", HERE);
 const VECTORS = new URL("../../tests/data/fairness_vectors.json", PACKAGE);
 const RECORD = new URL("test/fairness_record.ndjson", PACKAGE);
+const JUDGED = new URL("../../tests/data/fairness_records.json", PACKAGE);
+
+interface Judged {
+  name: string;
+  options: { partial?: boolean; seat?: number; gave?: Record<string, string>; server_seats?: number[] };
+  error: string | null;
+  lines: unknown[];
+}
+
+test("judges every record of tests/data/fairness_records.json as mazziere verify does, naming what failed", () => {
+  const { cases } = JSON.parse(readFileSync(JUDGED, "utf8")) as { cases: Judged[] };
+  assert.ok(cases.length >= 15 && cases.some((c) => c.error === null), `${cases.length} records`);
+  for (const c of cases) {
+    const events = eventsFromNdjson(c.lines.map((line) => JSON.stringify(line)).join("\n"));
+    const gave = c.options.gave ? new Map(Object.entries(c.options.gave).map(([d, h]) => [Number(d), h])) : undefined;
+    const result = verifyRecord(events, {
+      partial: c.options.partial,
+      seat: c.options.seat,
+      gave,
+      serverSeats: c.options.server_seats,
+    });
+    assert.equal(result.error ?? null, c.error, c.name);
+    assert.equal(result.ok, c.error === null, c.name);
+  }
+});
 
 interface Vector {
   secret: string;
@@ -37,7 +65,8 @@ interface Vector {
 }
 
 test("reproduces every seed, commitment, entropy, order and number of the test vectors", () => {
-  const vectors = JSON.parse(readFileSync(VECTORS, "utf8")) as { canonical: Record<string, string[]>; draws: Vector[] };
+  const vectors = JSON.parse(readFileSync(VECTORS, "utf8")) as { algorithm: number; canonical: Record<string, string[]>; draws: Vector[] };
+  assert.ok(ALGORITHMS.has(vectors.algorithm), `algorithm ${vectors.algorithm}`);
   let orders = 0;
   for (const v of vectors.draws) {
     const where = `secret ${v.secret}, draw ${v.draw}`;

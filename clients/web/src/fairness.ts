@@ -1,6 +1,8 @@
 // Committed dealing at the web table (docs/fairness.md): the page keeps the public record it has received, shows
 // the commitment to the next draw, checks each pack when its seed is revealed (the TypeScript client's verify.ts,
 // copied into src/gen by `npm run generate`), and gives this seat's own random bytes to each draw, once, with its first move after the commitment.
+// The bytes offered for a draw are kept: a move refused and sent again offers the same ones (no last look), and the
+// check finds each contribution the seat made in the record (a server that dropped one is caught).
 //
 // The record begins when the page does (a Watch starts with the table as it is now, without its past events; the
 // owner's page also has the opening's events from OpenTable). A page that began later fetches the steps it lacks
@@ -11,7 +13,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import type * as api from "./api";
 import { EventSchema } from "./gen/mazziere/v1/table_pb";
-import { type JsonEvent, toHex, verifyRecord } from "./gen/verify";
+import { CLOSED, type JsonEvent, NEXT_DRAW, toHex, verifyRecord } from "./gen/verify";
 
 /** Bytes of entropy the page gives a draw (docs/fairness.md: 16 from crypto.getRandomValues). */
 const ENTROPY_BYTES = 16;
@@ -50,6 +52,16 @@ export class Fairness {
   verdict: Verdict | undefined;
   /** The draws this page's seat has given entropy to. */
   private given = new Set<number>();
+  /** The bytes this page offered each draw (hex): offered again, never others, until the draw is made. */
+  private offered = new Map<number, string>();
+  /** The bytes a move of this seat carried into each draw, and landed with (hex): the check finds each in the record. */
+  private mine = new Map<number, string>();
+  /** The bytes offered while the next draw was not known here (the page joined late). */
+  private blind = "";
+  /** The seat this page plays (undefined: a spectator). */
+  private seat: number | undefined;
+  /** Seats the server plays (the table's bots): the check refuses entropy of theirs. */
+  serverSeats: number[] = [];
   /** Entropy was sent while the next draw was not known here (the page joined late): not again until a commitment. */
   private sentBlind = false;
   /** The last step whose events the record lacks (it holds those after it); -1n: it holds the whole record. */
@@ -60,16 +72,30 @@ export class Fairness {
    * step, else it starts over (events were missed). */
   snapshot(seq: bigint, next?: { nextDraw?: number; commitment: string }): void {
     if (seq !== this.seq) this.restart(seq);
-    if (next?.nextDraw !== undefined && next.commitment) {
-      this.commitment = { draw: next.nextDraw, data: next.commitment };
-      this.sentBlind = false;
-    }
+    this.claim(next);
   }
 
-  /** One step's events (the step `seq`), as the page's audience received them. */
-  step(seq: bigint, events: api.GameEvent[], seat: number | undefined): void {
+  /** The next draw and commitment an update showed: the commitment this seat's bytes go into, and a claim the
+   * check holds the record to (on a late page, the seed revealed later must match it). */
+  private claim(next?: { nextDraw?: number; commitment: string }): void {
+    if (next?.nextDraw === undefined || !next.commitment) return;
+    this.commitment = { draw: next.nextDraw, data: next.commitment };
+    this.record.push({ kind: NEXT_DRAW, draw: next.nextDraw, data: next.commitment });
+    this.sentBlind = false;
+  }
+
+  /** One step's events (the step `seq`), as the page's audience received them, with the update's next draw and
+   * commitment, and whether it closed the table. */
+  step(
+    seq: bigint,
+    events: api.GameEvent[],
+    seat: number | undefined,
+    next?: { nextDraw?: number; commitment: string },
+    closed = false,
+  ): void {
     if (this.seq >= 0n && seq !== this.seq + 1n) this.restart(seq - 1n);
     this.seq = seq;
+    this.seat = seat;
     const revealed: number[] = [];
     let packs = false;
     for (const e of events) {
@@ -84,6 +110,8 @@ export class Fairness {
         packs ||= e.cards.length > 0;
       }
     }
+    this.claim(next);
+    if (closed) this.record.push({ kind: CLOSED });
     if (revealed.length) this.check(revealed, packs);
   }
 
@@ -92,13 +120,24 @@ export class Fairness {
   entropy(): { entropy: string; draw: number | undefined } {
     const draw = this.commitment?.draw;
     if (draw === undefined ? this.sentBlind : this.given.has(draw)) return { entropy: "", draw };
-    return { entropy: toHex(crypto.getRandomValues(new Uint8Array(ENTROPY_BYTES))), draw };
+    const fresh = (): string => toHex(crypto.getRandomValues(new Uint8Array(ENTROPY_BYTES)));
+    if (draw === undefined) {
+      this.blind ||= fresh();
+      return { entropy: this.blind, draw };
+    }
+    const bytes = this.offered.get(draw) || this.blind || fresh(); // the same bytes again after a refusal
+    this.offered.set(draw, bytes);
+    this.blind = "";
+    return { entropy: bytes, draw };
   }
 
-  /** The move that carried entropy for `draw` was played, or refused as INVALID_ENTROPY (given already). */
-  gave(draw: number | undefined): void {
-    if (draw !== undefined) this.given.add(draw);
-    else if (this.commitment === undefined) this.sentBlind = true;
+  /** The move that carried `entropy` for `draw` was played (`landed`), or refused as INVALID_ENTROPY (given already,
+   * or the seat gives none). */
+  gave(draw: number | undefined, entropy = "", landed = false): void {
+    if (draw !== undefined) {
+      this.given.add(draw);
+      if (landed && entropy) this.mine.set(draw, entropy);
+    } else if (this.commitment === undefined) this.sentBlind = true;
   }
 
   /** The step up to which the record lacks the table's events, once (the page then fetches them), else undefined. */
@@ -115,7 +154,12 @@ export class Fairness {
     const before = steps.filter((u) => u.seq <= upTo);
     if (upTo !== this.missing || before.some((u, i) => u.seq !== BigInt(i)) || before.length !== Number(upTo) + 1) return;
     const events = before.flatMap((u) => u.update?.events ?? []);
-    this.record = [...events.map((e) => toJson(EventSchema, e) as unknown as JsonEvent), ...this.record];
+    const told = before.flatMap((u): JsonEvent[] => {
+      const own = (u.update?.events ?? []).map((e) => toJson(EventSchema, e) as unknown as JsonEvent);
+      const next = u.update?.nextDraw;
+      return next !== undefined && u.update?.commitment ? [...own, { kind: NEXT_DRAW, draw: next, data: u.update.commitment }] : own;
+    });
+    this.record = [...told, ...this.record];
     this.missing = -1n;
     const revealed = this.record.filter((e) => e.kind === "SEED" && e.draw !== undefined);
     for (const e of events) if (e.kind === "ENTROPY" && e.draw !== undefined && e.seat === seat) this.given.add(e.draw);
@@ -130,7 +174,8 @@ export class Fairness {
 
   /** Checks the record when a step reveals `draws` (packs among them, or numbers drawn only). */
   private check(draws: number[], packs: boolean): void {
-    const result = verifyRecord(this.record, { partial: this.missing >= 0n });
+    const own = this.seat === undefined ? {} : { seat: this.seat, gave: this.mine };
+    const result = verifyRecord(this.record, { partial: this.missing >= 0n, serverSeats: this.serverSeats, ...own });
     const checked = draws.filter((d) => !result.unverifiable.includes(d));
     let ok: boolean | null = true;
     if (!result.ok) ok = false;

@@ -211,9 +211,9 @@ async function play(legal: api.LegalAction, amount?: bigint, cards?: string[]): 
     let answer: Awaited<ReturnType<typeof api.host.play>>;
     try {
       answer = await api.host.play(request, api.as(s.capability));
-      if (action.entropy) s.fairness.gave(gift.draw);
+      if (action.entropy) s.fairness.gave(gift.draw, action.entropy, true);
     } catch (error) {
-      // Given already for this draw (before a reload, say): the move goes again without it.
+      // Given already for this draw (before a reload, say), or the seat is the house: the move goes again without it.
       if (!action.entropy || api.refusal(error).reason !== "INVALID_ENTROPY") throw error;
       s.fairness.gave(gift.draw);
       answer = await api.host.play({ ...request, action: { ...action, entropy: "" } }, api.as(s.capability));

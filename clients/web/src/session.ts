@@ -113,7 +113,7 @@ export class Session {
       if (u.update.seat !== undefined) this.seat = u.update.seat;
     }
     const events = u.update?.events ?? [];
-    this.fairness.step(u.seq, events, this.seat);
+    this.fairness.step(u.seq, events, this.seat, u.update, u.closed);
     this.steps = [...this.steps, u].slice(-MOST_STEPS);
     if (u.closed) this.closed = true;
     const names = this.names;
@@ -161,6 +161,8 @@ export class Session {
 
   setPresence(presence: api.Presence[]): void {
     this.presence = presence;
+    // Bots are played by the server, which knows the seeds: the record may hold no entropy of theirs.
+    this.fairness.serverSeats = presence.filter((p) => p.bot).map((p) => p.seat);
   }
 
   /** The table's hosted state (waiting, playing, paused); its clock supersedes the last update's. */

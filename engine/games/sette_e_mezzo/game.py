@@ -104,6 +104,9 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
     def to_act(self, state: SetteEMezzoState) -> tuple[int, ...]:
         return () if state.phase is Phase.OVER else (state.turn,)
 
+    def house_seats(self, state: SetteEMezzoState) -> frozenset[int]:
+        return frozenset((state.bank,)) if state.rules.house_bank else frozenset()
+
     def is_over(self, state: SetteEMezzoState) -> bool:
         return state.phase is Phase.OVER
 

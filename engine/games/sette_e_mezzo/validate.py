@@ -4,6 +4,7 @@
   bank pays even below zero, SM-8, and keeps its debt after the bank passes); the pot is never used, so 0.
 * ``bank`` is a seat; ``turn`` is -1 exactly when the game is over, else a seat: the bank between hands
   (WAIT_DEAL) and in BANK, otherwise a player other than the bank, WAITING in STAKE and PLAYING in DECIDE.
+  In CASINO the bank is the house, which gives no entropy (docs/fairness.md): none of its is kept.
   While a hand is played the bank holds a card.
 * A seat holds cards exactly when it was dealt in (status not OUT); stakes are 0..max_stake.
 * Cards: before the first deal none; from it on, every card of the 40-card pack exactly once across the stock,
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 from mazziere.engine.cards import FRENCH_40, ITALIAN_40
+from mazziere.engine.dealing import contributions
 from mazziere.engine.games.sette_e_mezzo.rules import Pack as PackName
 from mazziere.engine.games.sette_e_mezzo.rules import SetteEMezzoRules
 from mazziere.engine.games.sette_e_mezzo.state import Phase, SeatHand, SetteEMezzoState, Status
@@ -36,6 +38,14 @@ _OUT, _WAITING, _PLAYING = Status.OUT, Status.WAITING, Status.PLAYING
 _IN_HAND = (_STAKE, _DECIDE, _BANK)
 
 
+def _contributors(entropy: bytes) -> list[int]:
+    """The seats whose entropy ``entropy`` holds (a malformed run is the shared check's to refuse)."""
+    try:
+        return [seat for seat, _ in contributions(entropy)]
+    except ValueError:
+        return []
+
+
 def check_state(state: SetteEMezzoState) -> None:
     rules: SetteEMezzoRules = state.rules
     n = check_header(state, SetteEMezzoRules, 2, 12)
@@ -55,6 +65,8 @@ def _check_table(state: SetteEMezzoState, rules: SetteEMezzoRules, n: int) -> No
         raise invalid("state.pot", f"{state.pot}; sette e mezzo never puts chips in the pot")
     check_length("state.hands", state.hands, n)
     check_seat("state.bank", state.bank, n)
+    if rules.house_bank and state.entropy and state.bank in _contributors(state.entropy):
+        raise invalid("state.entropy", f"a contribution from the house (seat {state.bank}), which gives none")
     if state.hand_number < 0:
         raise invalid("state.hand_number", f"{state.hand_number} is negative")
 
