@@ -429,7 +429,8 @@ def _free_port() -> int:
 
 def _env(port: int, data: str, args: Args) -> dict[str, str]:
     """The embedded default's settings (whatever the caller's ``MAZZIERE_*``), on 127.0.0.1: REST, metrics and
-    call logs off, room for every watcher, no timer due during the run."""
+    call logs off, room for every watcher, no timer due during the run, and the one caller it is (the generator)
+    the room of all the players it stands for."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("MAZZIERE_")}
     env |= {
         "MAZZIERE_HOST": "127.0.0.1",
@@ -442,6 +443,12 @@ def _env(port: int, data: str, args: Args) -> dict[str, str]:
         "MAZZIERE_SEAL_KEYS": f"bench:{base64.b64encode(os.urandom(32)).decode()}",
         "MAZZIERE_TURN_SECONDS": str(TURN_SECONDS),
         "MAZZIERE_WATCHERS": str(max(10_000, 2 * args.tables * args.watchers)),
+        # One generator stands in for every player: the limits a caller has (docs/security.md) would stop it.
+        "MAZZIERE_CALLER_TABLES_PER_MINUTE": str(10 * (args.tables + args.timers)),
+        "MAZZIERE_CALLER_OPEN_TABLES": str(10 * (args.tables + args.timers)),
+        "MAZZIERE_CALLER_WATCHERS": str(max(10_000, 2 * args.tables * args.watchers)),
+        "MAZZIERE_CALLER_PLAYS_PER_SECOND": str(100 * args.tables),
+        "MAZZIERE_CALLER_READS_PER_SECOND": str(100 * (args.tables + args.timers)),
     }
     return env
 

@@ -2,8 +2,9 @@
 
 Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in time)::
 
-    .venv/bin/python -m bench.hostile            # both configurations, 10 s per row (about 3 minutes)
-    .venv/bin/python -m bench.hostile --quick    # 2 s per row: a smoke test
+    .venv/bin/python -m bench.hostile                         # every configuration, 10 s per row (about 5 minutes)
+    .venv/bin/python -m bench.hostile --quick                 # 2 s per row: a smoke test
+    .venv/bin/python -m bench.hostile --configuration host    # the host's rows alone (bench/hostile_host.py)
 
 For each configuration (``embedded``: ``mazziere serve``, gRPC and REST in one process; ``split``: ``mazziere
 serve`` with ``MAZZIERE_REST_PORT=0`` for gRPC and ``mazziere gateway --target`` for HTTP) it starts the server
@@ -25,6 +26,9 @@ each caller sends its own key as ``authorization: Bearer <key>`` (HTTP header, g
 none. ``--anonymous`` sets no tenants and sends no keys. It prints a table per configuration and the goals, each
 with PASS or MISS: victim p99 within 3 x its own baseline (row "none") under every load, probes under 100 ms,
 the hostile's excess shed with OVERLOADED and a retry hint, other callers' ``Advise`` never refused.
+
+The third configuration, ``host``, is the host's own rows: a victim table of three people with watchers beside
+hostile loads on the host (:mod:`bench.hostile_host`).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from bench import hostile_host
 from bench.goals import verdict
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
@@ -620,12 +625,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of load per row (1 to 60; default 10)")
     parser.add_argument("--quick", action="store_true", help="2 s per row: a smoke test")
-    parser.add_argument("--configuration", action="append", choices=["embedded", "split"], help="default: both")
+    parser.add_argument(
+        "--configuration", action="append", choices=["embedded", "split", "host"], help="default: all three"
+    )
     parser.add_argument("--anonymous", action="store_true", help="no tenants, no keys")
     args = parser.parse_args(argv)
     seconds = 2.0 if args.quick else min(max(args.seconds, 1.0), 60.0)
     callers = "anonymous callers" if args.anonymous else "tenants: each caller sends its own key"
-    for configuration in args.configuration or ["embedded", "split"]:
+    for configuration in args.configuration or ["embedded", "split", "host"]:
+        if configuration == "host":
+            hostile_host.main(seconds)
+            continue
         when = time.strftime("%Y-%m-%d")
         print(f"\n{configuration}: {seconds:g} s per row, {callers}; {when}, {os.cpu_count()} cores")
         rows = []

@@ -1,4 +1,4 @@
-"""What :func:`engine.validate.check_state` costs on states of play, beside what decoding the same state costs.
+"""What :func:`engine.registry.check_state` costs on states of play, beside what decoding the same state costs.
 
 Run: ``.venv/bin/python -m bench.validator``. For each game, 4- and 6-seat tables are played a few random moves
 into a hand; each figure is the best of 200 rounds of 1,000 calls (short rounds dodge a busy machine).
@@ -13,7 +13,7 @@ import timeit
 from typing import Any
 
 from mazziere import engine
-from mazziere.engine import validate
+from mazziere.engine import registry, validate
 from mazziere.engine.table import Action, Seat
 
 CALLS = 1_000
@@ -40,12 +40,12 @@ def main() -> None:
         for seats in (4, 6):
             state = mid_hand(game_id, seats, moves)
             raw = engine.state_to_bytes(state)
-            validate.check_state(state)
-            hit = best(lambda s=state: validate.check_state(s))
+            registry.check_state(state)
+            hit = best(lambda s=state: registry.check_state(s))
 
             def cold(s: Any = state) -> None:
                 validate._VALID_RULES.clear()
-                validate.check_state(s)
+                registry.check_state(s)
 
             miss = best(cold)
             decode = best(lambda r=raw: engine.state_from_bytes(r), 100)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mazziere.engine import _loader as _loader  # first: the compiled or the pure engine (engine/_loader.py)
-from mazziere.engine import dealing, games, registry, validate, wire
+from mazziere.engine import dealing, games, registry, wire
 from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.registry import all_games, get_game
@@ -172,7 +172,7 @@ def state_to_bytes(state: TableState) -> bytes:
 
 def state_from_bytes(raw: bytes) -> TableState:
     """Read a state written by :func:`state_to_bytes`; raise :class:`Rejected` (INVALID_STATE) if it is not one,
-    or if its values do not fit together (:func:`engine.validate.check_state`).
+    or if its values do not fit together (:func:`engine.registry.check_state`).
 
     >>> state_from_bytes(b"not a state")
     Traceback (most recent call last):
@@ -180,5 +180,5 @@ def state_from_bytes(raw: bytes) -> TableState:
     mazziere.engine.errors.Rejected: INVALID_STATE: ...
     """
     state = wire.state_from_bytes(raw)
-    validate.check_state(state)
+    registry.check_state(state)
     return state

@@ -56,16 +56,18 @@ class Card:
 
     There is one object per card (:data:`ALL_CARDS`), made at import; ``Card(rank, suit)`` gives that object
     back. So two cards are equal when they are the same object (a comparison in C), hashing and order use one
-    small integer computed once (rank-major: cards order by rank, then by suit), and ``index`` is the card's
-    place in :data:`ALL_CARDS`: its number in the state's byte form.
+    small integer computed once, ``key`` (rank-major: cards order by rank, then by suit), and ``index`` is the
+    card's place in :data:`ALL_CARDS`: its number in the state's byte form. ``text`` is its notation.
     """
 
-    __slots__ = ("_key", "_text", "index", "rank", "suit")
+    __slots__ = ("index", "key", "rank", "suit", "text")
     rank: int
     suit: Suit
     index: int
-    _key: int
-    _text: str
+    key: int
+    """The card's small integer: its hash, and its order (``operator.attrgetter("key")`` reads a pile's in C)."""
+    text: str
+    """The card's notation, as ``str(card)`` gives it."""
 
     def __new__(cls, rank: int, suit: Suit) -> Card:
         key = rank * 8 + _SUIT_INDEX[suit]
@@ -76,9 +78,9 @@ class Card:
         if not 1 <= rank <= len(ranks):
             raise ValueError(f"no card has rank {rank} in suit {suit.name}")
         card = object.__new__(cls)
-        for name, value in (("rank", rank), ("suit", suit), ("index", len(_BY_KEY)), ("_key", key)):
+        for name, value in (("rank", rank), ("suit", suit), ("index", len(_BY_KEY)), ("key", key)):
             object.__setattr__(card, name, value)
-        object.__setattr__(card, "_text", ranks[rank - 1] + suit.value)
+        object.__setattr__(card, "text", ranks[rank - 1] + suit.value)
         _BY_KEY[key] = card
         return card
 
@@ -86,22 +88,22 @@ class Card:
         raise AttributeError("cards are immutable")
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
-        return Card.parse, (self._text,)
+        return Card.parse, (self.text,)
 
     def __hash__(self) -> int:
-        return self._key
+        return self.key
 
     def __lt__(self, other: Card) -> bool:
-        return self._key < other._key
+        return self.key < other.key
 
     def __le__(self, other: Card) -> bool:
-        return self._key <= other._key
+        return self.key <= other.key
 
     def __gt__(self, other: Card) -> bool:
-        return self._key > other._key
+        return self.key > other.key
 
     def __ge__(self, other: Card) -> bool:
-        return self._key >= other._key
+        return self.key >= other.key
 
     @property
     def is_figure(self) -> bool:
@@ -117,7 +119,7 @@ class Card:
         return card
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

@@ -35,7 +35,7 @@ from mazziere.engine.visibility import PUBLIC, Audience, TableCard
 def to_data(value: Any) -> Any:
     """Plain data (dicts, lists, str, int, bool, None) for any engine value."""
     if value is None or (isinstance(value, bool | int | str) and not isinstance(value, Enum)):
-        return value
+        return _scalar(value)
     if is_record(type(value)):
         return {name: to_data(getattr(value, name)) for name in record_fields(type(value))}
     if isinstance(value, Enum):
@@ -53,6 +53,11 @@ def to_data(value: Any) -> Any:
     if isinstance(value, frozenset):
         return sorted(to_data(v) for v in value)
     raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def _scalar(value: bool | int | str | None) -> Any:
+    """The value itself; a str of a class of its own (an event kind), its text."""
+    return str(value) if isinstance(value, str) and type(value) is not str else value
 
 
 def from_data(kind: Any, data: Any, where: str = "value") -> Any:

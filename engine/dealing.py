@@ -16,7 +16,8 @@ A game never calls :mod:`engine.chance` itself: it asks its :class:`Dealing` (``
 >>> dealing = Dealing.opening(b"secret", events)
 >>> deck = dealing.shuffle(ITALIAN_40)
 >>> dealing.took(deck, 2)
->>> first = dealing.tell(Event(EventKind.DEALT, seat=0, cards=(TableCard(deck[1], PUBLIC),)))
+>>> from mazziere.engine.games.sette_e_mezzo.events import DEALT
+>>> first = dealing.tell(Event(DEALT, seat=0, cards=(TableCard(deck[1], PUBLIC),)))
 >>> first.draw, first.at, [str(e.kind) for e in events]
 (0, (1,), ['COMMITTED', 'COMMITTED', 'DEALT'])
 """
@@ -32,7 +33,7 @@ import msgspec
 from mazziere.engine import chance
 from mazziere.engine.cards import ALL_CARDS, Card
 from mazziere.engine.errors import Reason, Rejected
-from mazziere.engine.events import Event, EventKind
+from mazziere.engine.events import COMMITTED, ENTROPY, SEED, Event
 from mazziere.engine.table import Pack, TableState
 from mazziere.engine.visibility import PUBLIC, TableCard
 
@@ -42,7 +43,7 @@ S = TypeVar("S", bound=TableState)
 _FACE_UP = tuple(TableCard(card, PUBLIC) for card in ALL_CARDS)
 """Every card face up, by ``Card.index``: a revealed pack's cards."""
 _INDEX = attrgetter("index")
-_NOTATION = attrgetter("_text")
+_NOTATION = attrgetter("text")
 """A card's notation: canonical order sorts by it, byte by byte (docs/fairness.md); read without a Python call."""
 
 
@@ -98,7 +99,7 @@ class Dealing:
         draw, seed = self.draws, chance.draw_seed(self.secret, self.draws)
         value = chance.number(n, seed, self.entropy)
         self._drew()
-        self.events.append(Event(EventKind.SEED, target=value, amount=n, draw=draw, data=seed.hex()))
+        self.events.append(Event(SEED, target=value, amount=n, draw=draw, data=seed.hex()))
         return value
 
     def took(self, stock: Sequence[Card], count: int = 1) -> None:
@@ -117,7 +118,7 @@ class Dealing:
         for pack in self.packs[: len(self.packs) - len(kept)]:
             cards = tuple(map(_FACE_UP.__getitem__, pack.cards))
             seed = chance.draw_seed(self.secret, pack.draw)
-            self.events.append(Event(EventKind.SEED, cards=cards, draw=pack.draw, data=seed.hex()))
+            self.events.append(Event(SEED, cards=cards, draw=pack.draw, data=seed.hex()))
         self.packs = kept
 
     def _drew(self) -> None:
@@ -127,7 +128,7 @@ class Dealing:
 
     def _commit(self) -> None:
         self.commitment = chance.commitment(chance.draw_seed(self.secret, self.draws))
-        self.events.append(Event(EventKind.COMMITTED, draw=self.draws, data=self.commitment.hex()))
+        self.events.append(Event(COMMITTED, draw=self.draws, data=self.commitment.hex()))
 
     # -- events ------------------------------------------------------------------------------------
 
@@ -165,7 +166,7 @@ def with_entropy(state: S, seat: int, entropy: bytes) -> tuple[S, tuple[Event]]:
         raise Rejected(
             Reason.INVALID_ENTROPY, f"seat {seat} has given its entropy for draw {state.draws}; send it after that draw"
         )
-    event = Event(EventKind.ENTROPY, seat=seat, draw=state.draws, data=entropy.hex())
+    event = Event(ENTROPY, seat=seat, draw=state.draws, data=entropy.hex())
     return msgspec.structs.replace(state, entropy=state.entropy + chance.contribution(seat, entropy)), (event,)
 
 

@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Protocol, Self
 
 from mazziere.engine.cards import Card
 from mazziere.engine.events import Event, EventKind
 from mazziere.engine.ledger import Transfer
 from mazziere.engine.values import Value
-
-if TYPE_CHECKING:  # the dealing builds on these values; an opening state is made from one
-    from mazziere.engine.dealing import Dealing
 
 __all__ = ["Action", "Event", "EventKind", "LegalAction", "Outcome", "Pack", "Seat", "TableState"]
 
@@ -93,7 +90,7 @@ class TableState(Value, frozen=True):
 
     @classmethod
     def opening(
-        cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], dealing: Dealing, **fields: Any
+        cls, game: str, table_id: str, rules: Any, seats: Sequence[Seat], dealing: OpeningDraws, **fields: Any
     ) -> Self:
         """A new table's state: the header from the seats and the opening draws (:meth:`Dealing.opening
         <engine.dealing.Dealing.opening>`), the pot empty, no action yet; and the game's fields."""
@@ -102,6 +99,22 @@ class TableState(Value, frozen=True):
         return cls(
             game, table_id, rules, names, chips, 0, d.secret, d.draws, 0, d.entropy, d.packs, d.commitment, **fields
         )
+
+
+class OpeningDraws(Protocol):
+    """The dealing fields a new state starts from (:meth:`Dealing.opening <engine.dealing.Dealing.opening>`
+    makes them; the dealing builds on this module's values, so it is named here by what it has)."""
+
+    @property
+    def secret(self) -> bytes: ...
+    @property
+    def draws(self) -> int: ...
+    @property
+    def entropy(self) -> bytes: ...
+    @property
+    def packs(self) -> tuple[Pack, ...]: ...
+    @property
+    def commitment(self) -> bytes: ...
 
 
 class Outcome(Value, frozen=True):

@@ -1,13 +1,13 @@
 """State validation: refuse a table state that no sequence of legal actions could have produced.
 
-The codec checks the types of a decoded state; :func:`check_state` checks that its values fit together (seat
-counts and per-seat lengths, seats in range, counters, money where the rules bound it, every card of the pack
-exactly once, the phase agreeing with the rest), so that no loop or index of the game can run off a bad state.
-Each game implements :meth:`engine.game.Game.check_state` in its own ``validate`` module with the helpers here.
+The codec checks the types of a decoded state; :func:`engine.registry.check_state` checks that its values fit
+together (seat counts and per-seat lengths, seats in range, counters, money where the rules bound it, every card of
+the pack exactly once, the phase agreeing with the rest), so that no loop or index of the game can run off a bad
+state. Each game implements :meth:`engine.game.Game.check_state` in its own ``validate`` module with the helpers
+here, each refusal naming the path of the value that is wrong:
 
->>> from mazziere import engine
->>> state = engine.new_table("trentuno", [engine.Seat(n, 10) for n in "abc"], seed=b"s").state
->>> check_state(state)
+>>> print(invalid("state.turn", "7 is not a seat"))
+INVALID_STATE: state.turn: 7 is not a seat
 """
 
 from __future__ import annotations
@@ -20,23 +20,9 @@ from mazziere.engine.cards import ALL_CARDS, Card
 from mazziere.engine.chance import MAX_ENTROPY
 from mazziere.engine.dealing import contributions
 from mazziere.engine.errors import Reason, Rejected
-from mazziere.engine.registry import get_game
 from mazziere.engine.table import TableState
 
 S = TypeVar("S", bound=TableState)
-
-
-def check_state(state: TableState) -> None:
-    """Raise :class:`Rejected` (INVALID_STATE, ``"<path>: <what is wrong>"``) unless ``state`` is consistent."""
-    try:
-        game = get_game(state.game)
-    except Rejected:
-        raise invalid("state.game", f"{state.game!r} is not a game") from None
-    if type(state) is not game.state_type:
-        raise invalid("state", f"a {type(state).__name__} is not a {game.id} state")
-    game.check_state(state)
-    if not game.is_over(state):
-        check_stock(state)
 
 
 def check_stock(state: TableState) -> None:
@@ -151,9 +137,9 @@ def check_length(path: str, items: Sequence[Any], n: int, what: str = "seats") -
 
 # -- cards ------------------------------------------------------------------------------------------------
 
-card_key = operator.attrgetter("_key")
-"""A card's small integer (its hash): compared in C, with no Python call per card."""
-table_card_key = operator.attrgetter("card._key")
+card_key = operator.attrgetter("key")
+"""A card's small integer (:attr:`Card.key <engine.cards.Card.key>`, its hash), read in C: no Python call per card."""
+table_card_key = operator.attrgetter("card.key")
 """The key of a :class:`~engine.visibility.TableCard`'s card; AttributeError if it is hidden (``None``)."""
 
 Piles = Iterable[tuple[str, Sequence[Any]]]

@@ -18,6 +18,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,15 @@ from mazziere.services.config import Config, ConfigError
 from mazziere.services.core.admission import Admission, CostClass, Tenants
 from mazziere.services.core.backend import Backend, InProcessBackend, Write
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import CallerLimits, Limits
+from mazziere.services.core.callers import Callers, parse_networks
 from mazziere.services.core.dispatch import Dispatcher, Encode, Method
 from mazziere.services.core.logs import get_logger
 from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
 from mazziere.services.grpc.server import GrpcServer
 from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
-from mazziere.services.host.capabilities import in_the_clear
+from mazziere.services.host.capabilities import in_the_clear, invite_base
 from mazziere.services.host.host import HOST_SERVICE, Host
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
@@ -180,14 +183,38 @@ def _dispatcher(config: Config, metrics: Metrics, methods: Sequence[Method]) -> 
         CostClass.ADVICE: config.advice_workers,
         CostClass.REPLAY: config.replay_workers,
     }
+    admission = Admission(
+        places, tenants, per_table=config.table_calls, metrics=metrics, callers=CallerLimits(caller_limits(config))
+    )
     return Dispatcher(
         methods,
         Observer(metrics, served_games(), config.log_calls),
-        Admission(places, tenants, per_table=config.table_calls, metrics=metrics),
+        admission,
         workers,
         budget_seconds=config.replay_seconds,
         write_seconds=config.stream_write_seconds,
         max_message_bytes=config.max_message_bytes,
+        callers=callers(config),
+    )
+
+
+def callers(config: Config) -> Callers:
+    """How the host tells its callers apart, from ``config`` (a malformed proxy list is a ConfigError)."""
+    try:
+        proxies = parse_networks(config.trusted_proxies)
+    except ValueError as exc:
+        raise ConfigError(f"MAZZIERE_TRUSTED_PROXIES: {exc}") from None
+    return Callers(proxies, config.forwarded_header, config.caller_ipv6_prefix, config.log_addresses == "prefix")
+
+
+def caller_limits(config: Config) -> Limits:
+    return Limits(
+        plays_per_second=config.caller_plays_per_second,
+        reads_per_second=config.caller_reads_per_second,
+        burst_seconds=config.caller_burst_seconds,
+        tables_per_minute=config.caller_tables_per_minute,
+        watchers=config.caller_watchers,
+        unknown_tables_per_minute=config.caller_unknown_tables_per_minute,
     )
 
 
@@ -201,14 +228,19 @@ def _host(config: Config, table: TableService, dispatcher: Dispatcher, metrics: 
     else:
         tables = LocalTables(table, dispatcher)
     settings = HostSettings(
-        public_url=config.public_url,
+        public_url=config.public_url or invite_base("", config.rest_host, config.rest_port)[0],
         turn_seconds=config.turn_seconds,
         bot_delay_ms=config.bot_delay_ms,
         table_idle_hours=config.table_idle_hours,
         heartbeat_seconds=config.heartbeat_seconds,
         timer_moves=config.timer_moves,
+        open_tables=config.caller_open_tables,
+        table_spectators=config.table_spectators,
+        store_max_tables=config.store_max_tables,
+        store_max_bytes=config.store_max_bytes,
     )
-    return Host(store or open_store(config.store), tables, settings, HostMetrics(metrics.registry))
+    metered = HostMetrics(metrics.registry)
+    return Host(store or open_store(config.store), tables, settings, metered, callers=dispatcher.admission.callers)
 
 
 def _channel(config: Config, target: str) -> ChannelBackend:
@@ -241,6 +273,8 @@ def serve_embedded(config: Config) -> None:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
     cap = _open_files(config, rest=bool(config.rest_port))
     sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
+    if sock is not None and config.host_enabled:
+        config = _with_public_url(config, sock.getsockname()[1])
     store = _open_store(config) if config.host_enabled else None
     try:
         keyring = make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None, store=store)
@@ -253,6 +287,42 @@ def serve_embedded(config: Config) -> None:
         app.metrics.serve(config.metrics_port, config.bind_host)
     gc.freeze()  # what start-up made (modules, descriptors) lives as long as the process: no collection scans it
     uvloop.run(_embedded(app, sock, cap))
+
+
+def _with_public_url(config: Config, rest_port: int) -> Config:
+    """``config`` with the invite links' base resolved for the REST port served (:func:`invite_base`), and a
+    warning logged when links may not reach it."""
+    url, warning = invite_base(config.public_url, config.rest_host, rest_port)
+    if warning == "PUBLIC_URL_THIS_MACHINE_ONLY":
+        get_logger().warning(
+            warning,
+            message="invite links point to localhost, which only this machine's browsers reach: set "
+            "MAZZIERE_PUBLIC_URL to the address your players' browsers use (docs/configuration.md)",
+            public_url=url,
+        )
+    elif warning is not None:
+        get_logger().warning(
+            warning,
+            message=f"MAZZIERE_PUBLIC_URL names this machine, but not the port the web table is served on "
+            f"({rest_port}): invite links will not open; set it to http://<host>:{rest_port}",
+            public_url=url,
+        )
+    return replace(config, public_url=url)
+
+
+def _start_line(config: Config, rest_port: int, grpc_port: int) -> None:
+    """Where to go, for a person who started the server at a terminal (logs are for machines)."""
+    if not sys.stdout.isatty():
+        return
+    local = invite_base("", config.rest_host, rest_port)[0]
+    links = f" (invite links open at {config.public_url})" if config.public_url.rstrip("/") != local else ""
+    store = config.store.removeprefix("sqlite:///") if config.store.startswith("sqlite:") else "PostgreSQL"
+    kept = f"tables kept in {store}" if config.host_enabled else "no tables kept (MAZZIERE_HOST_ENABLED=0)"
+    print(
+        f"\nMazziere is serving. Play at {local}/play{links}\n"
+        f"API docs at {local}/docs · gRPC on port {grpc_port} · {kept} · Ctrl-C stops it\n",
+        flush=True,
+    )
 
 
 def _open_store(config: Config) -> Store:
@@ -283,10 +353,10 @@ def _open_files(config: Config, *, rest: bool) -> int:
 async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
-    port = await app.grpc.start()
-    if app.host is not None:
+    if app.host is not None:  # listening to the store before any call comes: a Watch taken earlier could miss a push
         await app.host.start()
         log.info("host_serving", store=_store_kind(config.store), public_url=config.public_url)
+    port = await app.grpc.start()
     waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait())]
     rest: RestServer | None = None
     backend: Backend | None = None
@@ -295,9 +365,13 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         rest = _rest_server(app.rest(backend), config, sock, ConnectionGate(cap, app.metrics.registry))
         waits.append(asyncio.create_task(rest.run_on_socket()))
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
+        _start_line(config, sock.getsockname()[1], port)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
-    await asyncio.sleep(config.drain_seconds)
+    draining = [asyncio.sleep(config.drain_seconds)]
+    if app.host is not None:  # no more due turns claimed here; those under way are played
+        draining.append(app.host.drain(config.grace_seconds))
+    await asyncio.gather(*draining)
     if rest is not None:
         rest.should_exit = True
     await asyncio.gather(app.grpc.stop(), *waits[1:], return_exceptions=True)

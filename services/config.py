@@ -7,6 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+MAX_TURN_SECONDS = 86_400
+"""The longest turn a table may give a person: a day."""
+MAX_BOT_DELAY_MS = 60_000
+"""The longest a bot may wait before it plays: a minute."""
+
 
 class ConfigError(ValueError):
     """A configuration value is missing or malformed."""
@@ -82,8 +87,10 @@ class Config:
     """The host's store: ``sqlite:///path`` or ``postgresql://...``; empty: ``<data_dir>/tables.db`` in SQLite."""
     host_replicas: int = 1
     """How many host replicas share the store (more than one needs PostgreSQL)."""
-    public_url: str = "http://localhost:8080"
-    """The web table's address as players' browsers reach it: the base of every invite link."""
+    public_url: str = ""
+    """The web table's address as players' browsers reach it: the base of every invite link. Empty: the REST port
+    as served (``http://localhost:<port>`` when it is served on every address, then reachable from this machine
+    only)."""
     engine_target: str = ""
     """The host's TableService: empty for the engine in this process, else a gRPC target (``engine:50051``)."""
     engine_api_key: str = ""
@@ -101,6 +108,36 @@ class Config:
     timer_moves: int = 8
     """Due turns (a bot's, or a person's whose time ran out) the host plays at a time; one table's bot thinking
     never holds another's timer back below this bound."""
+
+    # Who calls the host, and how much one caller may do (docs/security.md, "Who is a caller").
+    trusted_proxies: str = ""
+    """CIDRs of the proxies whose forwarding header names the client (comma-separated); none: the socket's peer."""
+    forwarded_header: str = "x-forwarded-for"
+    """The header those proxies write: ``x-forwarded-for`` or ``forwarded``."""
+    caller_ipv6_prefix: int = 64
+    """IPv6 callers are counted by this prefix of their address (a household's network)."""
+    log_addresses: str = "full"
+    """``full``: logs show a caller's whole address; ``prefix``: only its /24 (IPv4) or /48 (IPv6)."""
+    caller_plays_per_second: float = 20.0
+    """Play, ReissueInvite and CloseTable calls one caller may make a second (a burst of a few seconds' worth)."""
+    caller_reads_per_second: float = 20.0
+    """GetHostedTable calls, Watch openings and AdviseSeat calls one caller may make a second (likewise)."""
+    caller_burst_seconds: float = 5.0
+    """How many seconds' worth of its plays, or of its reads, a caller may spend at once."""
+    caller_tables_per_minute: int = 10
+    """Tables one caller may open a minute."""
+    caller_open_tables: int = 50
+    """Tables one caller may have open (opened by it, not closed, not expired)."""
+    caller_watchers: int = 64
+    """Watch streams one caller may hold open at a time (on one replica)."""
+    caller_unknown_tables_per_minute: int = 20
+    """Tables the host does not keep one caller may ask for a minute; beyond, its calls are refused for a while."""
+    table_spectators: int = 32
+    """Watch streams one table takes beyond one per seat (spectators, a second device, a reconnection)."""
+    store_max_tables: int = 10_000
+    """Tables the host's store may keep (closed ones too, until they expire); beyond, OpenTable is refused."""
+    store_max_bytes: int = 1 << 30
+    """Bytes the host's store may take; beyond, OpenTable is refused."""
 
     rest_host: str = "0.0.0.0"
     rest_port: int = 8080
@@ -136,6 +173,8 @@ class Config:
 
     reflection: bool = True
     log_level: str = "info"
+    log_format: str = "auto"
+    """``json`` (one object a line), ``console`` (lines a person reads) or ``auto``: console on a terminal."""
     log_calls: bool = True
 
     @classmethod
@@ -175,6 +214,8 @@ class Config:
             raise ConfigError("MAZZIERE_TLS_CERT_FILE and MAZZIERE_TLS_KEY_FILE go together")
         if self.tenants and self.tenants_file:
             raise ConfigError("set MAZZIERE_TENANTS or MAZZIERE_TENANTS_FILE, not both")
+        if self.log_format not in ("auto", "json", "console"):
+            raise ConfigError(f"MAZZIERE_LOG_FORMAT must be 'auto', 'json' or 'console', not {self.log_format!r}")
 
     def _check_calls(self) -> None:
         if self.workers < 1 or self.max_message_bytes < 1024:
@@ -198,8 +239,41 @@ class Config:
             )
         if min(self.turn_seconds, self.watchers, self.timer_moves) < 1:
             raise ConfigError("MAZZIERE_TURN_SECONDS, MAZZIERE_WATCHERS and MAZZIERE_TIMER_MOVES must be >= 1")
+        if self.turn_seconds > MAX_TURN_SECONDS or not 0 <= self.bot_delay_ms <= MAX_BOT_DELAY_MS:
+            raise ConfigError(
+                f"MAZZIERE_TURN_SECONDS must be at most {MAX_TURN_SECONDS} (a day) and MAZZIERE_BOT_DELAY_MS from 0 "
+                f"to {MAX_BOT_DELAY_MS}"
+            )
         if self.heartbeat_seconds <= 0 or self.table_idle_hours <= 0:
             raise ConfigError("MAZZIERE_HEARTBEAT_SECONDS and MAZZIERE_TABLE_IDLE_HOURS must be > 0")
+        self._check_callers()
+
+    def _check_callers(self) -> None:
+        if self.forwarded_header not in ("x-forwarded-for", "forwarded"):
+            raise ConfigError(
+                f"MAZZIERE_FORWARDED_HEADER must be 'x-forwarded-for' or 'forwarded', not {self.forwarded_header!r}"
+            )
+        if self.log_addresses not in ("full", "prefix"):
+            raise ConfigError(f"MAZZIERE_LOG_ADDRESSES must be 'full' or 'prefix', not {self.log_addresses!r}")
+        if not 1 <= self.caller_ipv6_prefix <= 128:
+            raise ConfigError("MAZZIERE_CALLER_IPV6_PREFIX must be from 1 to 128")
+        rates = ("caller_plays_per_second", "caller_reads_per_second", "caller_burst_seconds")
+        counts = (
+            "caller_tables_per_minute",
+            "caller_open_tables",
+            "caller_watchers",
+            "caller_unknown_tables_per_minute",
+            "store_max_tables",
+            "store_max_bytes",
+        )
+        for name in rates:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"MAZZIERE_{name.upper()} must be > 0")
+        for name in counts:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"MAZZIERE_{name.upper()} must be >= 1")
+        if self.table_spectators < 0:
+            raise ConfigError("MAZZIERE_TABLE_SPECTATORS must be >= 0")
 
     def _check_ports(self) -> None:
         for name, port in (("MAZZIERE_PORT", self.port), ("MAZZIERE_METRICS_PORT", self.metrics_port)):

@@ -1,4 +1,5 @@
-"""Suite-wide setup: tests and the servers they start see the documented defaults, whatever the machine sets.
+"""Suite-wide setup: tests and the servers they start see the documented defaults, whatever the machine sets (but for
+the few variables that set up the suite, :data:`SUITE_SETTINGS`).
 
 The folders engine/ and services/ are the packages ``mazziere.engine`` and ``mazziere.services``. Imported by
 their folder names (the repository root is on ``sys.path`` in tests) they would load a second, separate copy,
@@ -45,5 +46,8 @@ class _MutatedEngine(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _MutatedEngine() if MUTATING else _NamespacedOnly())
 
-for name in [n for n in os.environ if n.startswith("MAZZIERE_")]:
+SUITE_SETTINGS = ("MAZZIERE_CONTAINER_TEST", "MAZZIERE_REQUIRE_POSTGRES")
+"""Variables that set up the suite itself (`make test` sets them), not a server: kept."""
+
+for name in [n for n in os.environ if n.startswith("MAZZIERE_") and n not in SUITE_SETTINGS]:
     del os.environ[name]

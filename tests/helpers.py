@@ -15,8 +15,8 @@ import pytest
 from mazziere import engine
 from mazziere.engine import chance, values
 from mazziere.engine.cards import Card, parse_cards
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Action, LegalAction
-from mazziere.engine.validate import check_state
 from mazziere.engine.values import field_names, is_value
 
 
@@ -59,7 +59,7 @@ def replace(value: T, **changes: Any) -> T:
 
 
 def refused_at(state: Any, path: str) -> None:
-    """``engine.validate.check_state`` refuses ``state`` as INVALID_STATE, naming ``path`` first."""
+    """``engine.registry.check_state`` refuses ``state`` as INVALID_STATE, naming ``path`` first."""
     with pytest.raises(engine.Rejected) as caught:
         check_state(state)
     assert caught.value.reason is engine.Reason.INVALID_STATE

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"mazziere: {exc}", file=sys.stderr)
         return 2
-    configure(config.log_level)
+    configure(config.log_level, config.log_format)
     try:
         if args.command == "gateway":
             serve_split(config, args.target or config.gateway_target)

@@ -24,6 +24,7 @@ from typing import ParamSpec, TypeVar
 
 from prometheus_client import Counter, Gauge
 
+from mazziere.services.core.caller_limits import CALLER_REFUSALS, CallerLimits
 from mazziere.services.core.metrics import Metrics
 from mazziere.services.errors import ServiceError, ServiceReason
 
@@ -55,10 +56,11 @@ class CostClass(Enum):
 BUDGETED = frozenset({CostClass.BOT, CostClass.ADVICE, CostClass.REPLAY})
 """The classes whose calls the server's budget (``MAZZIERE_REPLAY_SECONDS``) cuts, whatever the caller's deadline."""
 
-REFUSALS = ("class_full", "tenant_quota", "table_busy", "tables_per_minute")
+REFUSALS = ("class_full", "tenant_quota", "table_busy", "tables_per_minute", *CALLER_REFUSALS)
 """Why the admission refuses a call, as its metric counts it: its cost class has no place left (OVERLOADED), its
 tenant has its share of them (QUOTA_EXCEEDED), its table its few (OVERLOADED), or its tenant made its tables of the
-minute (QUOTA_EXCEEDED; CreateTable, a move)."""
+minute (QUOTA_EXCEEDED; CreateTable, a move); then the host's limits on its callers, its tables and its store
+(:data:`~mazziere.services.core.caller_limits.CALLER_REFUSALS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +113,9 @@ class Tenants:
     def required(self) -> bool:
         return bool(self._by_digest)
 
-    def identify(self, metadata: Sequence[tuple[str, str]]) -> Tenant:
-        """The caller's tenant, from its ``authorization`` metadata."""
-        if not self._by_digest:
-            return ANONYMOUS
+    def find(self, metadata: Sequence[tuple[str, str]]) -> Tenant | None:
+        """The tenant whose API key the call carries (``authorization: Bearer <key>``), or None."""
+        found = None
         for name, value in metadata:
             if name == "authorization":
                 scheme, _, key = value.partition(" ")
@@ -122,7 +123,15 @@ class Tenants:
                     digest = _digest(key.strip())
                     for known, tenant in self._by_digest.items():  # compare every digest: no early exit
                         if hmac.compare_digest(known, digest):
-                            return tenant
+                            found = tenant
+        return found
+
+    def identify(self, metadata: Sequence[tuple[str, str]]) -> Tenant:
+        """The caller's tenant, from its ``authorization`` metadata."""
+        if not self._by_digest:
+            return ANONYMOUS
+        if (tenant := self.find(metadata)) is not None:
+            return tenant
         raise ServiceError.of(
             ServiceReason.API_KEY_INVALID,
             "this server needs an API key: send `authorization: Bearer <key>` with a key it knows",
@@ -134,17 +143,27 @@ def _digest(key: str) -> bytes:
 
 
 class Ticket:
-    """A place taken by one call; :meth:`release` gives it back (once, whoever calls it)."""
+    """A place taken by one call; :meth:`release` gives it back (once, whoever calls it), and with it whatever
+    :meth:`then` added."""
 
-    __slots__ = ("_admission", "_key", "_queued")
+    __slots__ = ("_admission", "_key", "_queued", "_then")
 
     def __init__(self, admission: Admission, key: tuple[CostClass, str, str]) -> None:
         self._admission = admission
         self._key: tuple[CostClass, str, str] | None = key
         self._queued = False
+        self._then: Callable[[], None] | None = None
 
     def release(self, _: object = None) -> None:
         self._admission._give_back(self)
+        then, self._then = self._then, None
+        if then is not None:
+            then()
+
+    def then(self, release: Callable[[], None] | None) -> Ticket:
+        """Give back ``release`` too when this place is given back (a caller's Watch place, say)."""
+        self._then = release
+        return self
 
     def queued(self, fn: Callable[P, T]) -> Callable[P, T]:
         """``fn``, with this call counted as queued until a worker starts it (or its place is given back first):
@@ -162,11 +181,19 @@ class Admission:
     """Places per cost class, shared by tenant, and a few per table."""
 
     def __init__(
-        self, places: Mapping[CostClass, int], tenants: Tenants, *, per_table: int, metrics: Metrics | None = None
+        self,
+        places: Mapping[CostClass, int],
+        tenants: Tenants,
+        *,
+        per_table: int,
+        metrics: Metrics | None = None,
+        callers: CallerLimits | None = None,
     ) -> None:
         self.places = dict(places)
         self.tenants = tenants
         self.per_table = per_table
+        self.callers = callers or CallerLimits()
+        """The host's callers' limits (:mod:`~mazziere.services.core.caller_limits`), counted here."""
         self.metrics: Metrics | None = None
         self._in_flight: dict[CostClass, Gauge] = {}
         self._waiting: dict[CostClass, Gauge] = {}
@@ -199,6 +226,7 @@ class Admission:
                 self._waiting[cost].set(self._queued[cost])
                 for why in REFUSALS:
                     self._refused[(cost, why)] = metrics.refusals.labels(cost.value, why)
+            self.callers.count = self._count
 
     def taken(self, cost: CostClass) -> int:
         return self._taken[cost]
@@ -290,6 +318,10 @@ class Admission:
         self._queued[cost] += 1 if queued else -1
         if (gauge := self._waiting.get(cost)) is not None:
             gauge.set(self._queued[cost])
+
+    def _count(self, cost: str, why: str) -> None:
+        if (counter := self._refused.get((CostClass(cost), why))) is not None:
+            counter.inc()
 
     def _refuse(self, cost: CostClass, why: str, reason: ServiceReason, message: str, **kw: float) -> ServiceError:
         if (counter := self._refused.get((cost, why))) is not None:

@@ -17,6 +17,11 @@ class Call:
     loops (advice, sampled auto-play) poll it; the engine itself never reads a clock."""
     metadata: Sequence[tuple[str, str]] = ()
     """The request's metadata (HTTP headers or gRPC metadata), names in lower case."""
+    peer: str = ""
+    """The address of the connection's other end, as its transport saw it (``203.0.113.7``, ``2001:db8::1``; empty
+    for a call made in this process): a proxy's, behind one (:mod:`~mazziere.services.core.callers`)."""
+    caller: str = ""
+    """Who calls, as the core identified it at admission (a host call's caller key; empty otherwise)."""
     headers: list[tuple[str, str]] = field(default_factory=list)
     """Metadata the handler adds to the answer's headers."""
     trailers: list[tuple[str, str]] = field(default_factory=list)

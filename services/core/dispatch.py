@@ -26,6 +26,8 @@ from google.protobuf.message import Message
 from mazziere.services.core import tracing
 from mazziere.services.core.admission import ANONYMOUS, BUDGETED, Admission, CostClass, Ticket
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import Rate
+from mazziere.services.core.callers import Callers
 from mazziere.services.core.observe import Observer, request_id
 from mazziere.services.errors import ServiceError, ServiceReason
 
@@ -61,6 +63,8 @@ class Method:
     hosted: bool = False
     """A host method: its handler is a coroutine, awaited on the event loop (its engine work goes to the workers
     through :meth:`Dispatcher.run`), and its callers are people holding capabilities, not tenants with API keys."""
+    rate: Rate | None = None
+    """A host method's bucket of each caller's (:mod:`~mazziere.services.core.caller_limits`)."""
 
     @property
     def kind(self) -> str:
@@ -93,10 +97,13 @@ class Dispatcher:
         budget_seconds: float,
         write_seconds: float,
         max_message_bytes: int,
+        callers: Callers | None = None,
     ) -> None:
         self.methods = {(m.service, m.name): m for m in methods}
         self.observer = observer
         self.admission = admission
+        self.callers = callers or Callers()
+        """How a host call's caller is known (:mod:`~mazziere.services.core.callers`)."""
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()
@@ -161,7 +168,7 @@ class Dispatcher:
             self._failed(method, call, rid, exc, span)
             raise ServiceError(code, "", "internal error") from None
         finally:
-            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            self._finish(method, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
 
@@ -210,7 +217,7 @@ class Dispatcher:
         finally:
             if limits is not None:
                 limits.left.set()
-            self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid)
+            self._finish(method, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
 
@@ -264,6 +271,10 @@ class Dispatcher:
                 await self._write(write, item)
         finally:
             self._end_stream(ticket, steps, step)
+
+    def _finish(self, method: Method, call: Call, code: grpc.StatusCode, reason: str, start: float, rid: str) -> None:
+        caller = self.callers.shown(call.caller) if call.caller else ""
+        self.observer.finish(method.kind, method.service, method.name, call, code, reason, start, rid, caller)
 
     def _failed(self, method: Method, call: Call, rid: str, exc: Exception, span: tracing.CallSpan | None) -> None:
         self.observer.failed(method.name, call, rid, exc)
@@ -319,6 +330,9 @@ class Dispatcher:
             waiter.get_loop().call_soon_threadsafe(waiter.cancel)
 
     def shutdown(self) -> None:
+        """Stop the workers; any call from now on (a host's due turn, until the host stops) is refused
+        SHUTTING_DOWN."""
+        self.closing.set()
         for pool in self.pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -334,14 +348,30 @@ class Dispatcher:
         cost = method.cost(message)
         if span is not None:
             span.admitted(cost.value, getattr(message, "table_id", ""))
-        # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them.
-        tenant = ANONYMOUS if method.hosted else self.admission.tenants.identify(call.metadata)
-        if method.creates_table:
-            self.admission.create_table(tenant)
-        table_id = "" if method.hosted else getattr(message, "table_id", "")  # a table's many watchers are fine
-        ticket = self.admission.admit(cost, tenant, table_id)
+        # The host's own calls come from people's browsers, which hold no API key: its capabilities guard them, and
+        # each caller (its tenant if it sent a key, else its address) has limits of its own.
+        release = self._admit_caller(method, call, cost) if method.hosted else None
+        try:
+            tenant = ANONYMOUS if method.hosted else self.admission.tenants.identify(call.metadata)
+            if method.creates_table:
+                self.admission.create_table(tenant)
+            table_id = "" if method.hosted else getattr(message, "table_id", "")  # a table's many watchers are fine
+            ticket = self.admission.admit(cost, tenant, table_id).then(release)
+        except BaseException:
+            if release is not None:
+                release()
+            raise
         budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)
+
+    def _admit_caller(self, method: Method, call: Call, cost: CostClass) -> Callable[[], None] | None:
+        """Name a host call's caller and let it in by its limits (a stream takes one of its Watch places: what gives
+        it back), or refuse it."""
+        tenant = self.admission.tenants.find(call.metadata)
+        call.caller = self.callers.key(call, None if tenant is None else tenant.name)
+        limits = self.admission.callers
+        limits.admit(call.caller, method.rate, cost.value)
+        return limits.hold_watch(call.caller, cost.value) if method.streaming else None
 
     def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
         try:

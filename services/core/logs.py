@@ -1,5 +1,5 @@
-"""structlog configured for one JSON object per line on standard error, with the trace and span ids of the current
-span when tracing is on."""
+"""structlog configured for standard error: one JSON object per line (what log collectors read), or, on a terminal,
+lines a person reads; with the trace and span ids of the current span when tracing is on."""
 
 from __future__ import annotations
 
@@ -13,17 +13,22 @@ from structlog.typing import EventDict, WrappedLogger
 from mazziere.services.core import tracing
 
 
-def configure(level: str = "info") -> None:
+def configure(level: str = "info", form: str = "auto") -> None:
+    """Log at ``level`` and above, as ``form``: ``json``, ``console``, or ``auto`` (console on a terminal)."""
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         numeric = logging.INFO
+    console = form == "console" or (form == "auto" and sys.stderr.isatty())
+    renderer: structlog.typing.Processor = (
+        structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()) if console else structlog.processors.JSONRenderer()
+    )
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
             add_trace,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
+            *(() if console else (structlog.processors.format_exc_info,)),  # the console renders tracebacks itself
+            renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),

@@ -88,7 +88,8 @@ class Metrics:
         self.refusals = Counter(
             "mazziere_admission_refusals_total",
             "Calls the admission refused, by cost class and reason: class_full, tenant_quota, table_busy, "
-            "tables_per_minute.",
+            "tables_per_minute, and the host's limits (caller_rate, caller_tables_per_minute, caller_watchers, "
+            "caller_unknown_tables, caller_open_tables, table_watchers, store_full).",
             ["cost_class", "reason"],
             registry=self.registry,
         )

@@ -1,7 +1,8 @@
 """One log line and the go-grpc-prometheus metrics for every call, whatever its transport.
 
 Labels never carry the caller's text: a game label is one of the served games or ``unknown``. The log line names
-the call's table (``table_id``, null if none) when its handler opened or made one and recorded it on its Call.
+the call's table (``table_id``, null if none) when its handler opened or made one and recorded it on its Call, and a
+host call's caller (``caller``: its tenant, or its address, whole or by prefix as the operator says).
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ class Observer:
         reason: str,
         start: float,
         request_id: str,
+        caller: str = "",
     ) -> None:
+        """Count the call's end, and log it (``caller``: the host call's caller, as logs may show it)."""
         labels = (kind, service, name)
         elapsed = time.perf_counter() - start
         game = self.game_label(call.game)
@@ -65,8 +68,8 @@ class Observer:
             self.metrics.rejections.labels(game, reason).inc()
         if code is grpc.StatusCode.OK:
             self.count_finished(call.finished)
-        if self.log_calls:
-            self.log.info(
+        if self.log_calls:  # a Watch ends when its watcher leaves: routine, at debug
+            (self.log.debug if name == "Watch" else self.log.info)(
                 "call",
                 method=name,
                 game=game,
@@ -75,6 +78,7 @@ class Observer:
                 duration_ms=round(elapsed * 1000, 3),
                 request_id=request_id,
                 table_id=table_of(call),
+                **({"caller": caller} if caller else {}),
             )
 
     def count_finished(self, finished: Sequence[tuple[str, str, str]]) -> None:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
+from urllib.parse import unquote
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -41,7 +42,20 @@ importing them): ``mazziere/v1/errors.proto``, whose ErrorReason names every ``E
 
 
 def _call(context: grpc.aio.ServicerContext[Any, Any]) -> Call:
-    return Call(metadata=tuple((k, v) for k, v in context.invocation_metadata() or () if isinstance(v, str)))
+    metadata = tuple((k, v) for k, v in context.invocation_metadata() or () if isinstance(v, str))
+    return Call(metadata=metadata, peer=peer_address(context.peer()))
+
+
+def peer_address(peer: str) -> str:
+    """The address in gRPC's peer (``ipv4:10.0.0.7:5123``, ``ipv6:[::1]:5123``, its brackets perhaps
+    percent-encoded); empty for any other kind (a Unix socket)."""
+    kind, _, rest = (peer or "").partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return ""
+    rest = unquote(rest)
+    if rest.startswith("["):
+        return rest[1 : rest.find("]")]
+    return rest.rsplit(":", 1)[0] if kind == "ipv4" else rest
 
 
 async def _refuse(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> NoReturn:

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
+import socket
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
@@ -56,6 +57,37 @@ PRIVATE_SUFFIXES = (".localhost", ".local", ".lan", ".home.arpa", ".internal")
 """Names that stay inside a home or an office network (RFC 6761, RFC 6762, RFC 8375 and common use)."""
 SHARED_ADDRESSES = ipaddress.ip_network("100.64.0.0/10")
 """Carrier-grade NAT's range (RFC 6598), which overlay networks such as Tailscale use too: not on the internet."""
+
+
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
+"""Addresses that mean "every address of this machine" to a server binding a port."""
+
+
+def invite_base(public_url: str, rest_host: str, rest_port: int) -> tuple[str, str | None]:
+    """The base of invite links for the web table served at ``rest_host:rest_port``, and the name of a warning when
+    the links may not reach it: ``public_url`` if set (``PUBLIC_URL_OTHER_PORT`` when it names this machine at
+    another port), else the served port itself (``PUBLIC_URL_THIS_MACHINE_ONLY`` when it is served on every
+    address, as ``localhost``, which only this machine's browsers reach)."""
+    if not public_url:
+        if rest_host in WILDCARD_HOSTS:
+            return f"http://localhost:{rest_port}", "PUBLIC_URL_THIS_MACHINE_ONLY"
+        host = f"[{rest_host}]" if ":" in rest_host and not rest_host.startswith("[") else rest_host
+        return f"http://{host}:{rest_port}", None
+    parts = urlsplit(public_url)
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:  # not a port: the links are the operator's to mend, said nowhere better than here
+        return public_url, "PUBLIC_URL_OTHER_PORT"
+    return public_url, "PUBLIC_URL_OTHER_PORT" if _this_machine(parts.hostname or "") and port != rest_port else None
+
+
+def _this_machine(host: str) -> bool:
+    if host.rstrip(".").lower() in ("localhost", socket.gethostname().lower()):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def in_the_clear(public_url: str) -> bool:

@@ -9,28 +9,32 @@ written once per audience (:mod:`.updates`) and handed as it is to each of that 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
+import grpc
 from google.protobuf.message import Message
 
 from mazziere.engine import bots as bots_engine
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.services.core.admission import CostClass
 from mazziere.services.core.call import Call
+from mazziere.services.core.caller_limits import CallerLimits, Rate
 from mazziere.services.core.dispatch import Method, always
 from mazziere.services.core.logs import get_logger
 from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.host import capabilities
+from mazziere.services.host import capabilities, limits
 from mazziere.services.host.hub import Hub, News
 from mazziere.services.host.metrics import HostMetrics
+from mazziere.services.host.readers import Snapshots
 from mazziere.services.host.settings import HostSettings, Settings
 from mazziere.services.host.store import OWNER, SPECTATORS, Step, Store, StoreError, TableRecord
 from mazziere.services.host.updates import Carrying, StoredUpdate, Told, Update
@@ -45,6 +49,12 @@ PAGE = 500
 """Steps read from the store at a time."""
 LEASE_MS = 15_000
 """How long a host holds a due timer it claimed before another may claim it (it plays the turn well within)."""
+ANY_AUDIENCE = "*"
+"""A revocation that may be any audience's (notifications were lost): every watcher of the table checks its own."""
+TIMER_RETRY_FIRST_S = 0.25
+TIMER_RETRY_LONGEST_S = 2.0
+"""The waits before a due turn is tried again while the engine or the store is unavailable, doubled each time up
+to this, for half the lease at most."""
 HOUSEKEEPING_SECONDS = 10.0
 EXPIRE_EVERY = 6
 """Idle tables are removed every this many housekeeping rounds (a minute)."""
@@ -61,18 +71,26 @@ class Host:
         metrics: HostMetrics,
         *,
         clock: Callable[[], float] = time.time,
+        callers: CallerLimits | None = None,
     ) -> None:
         self.store = store
         self.tables = tables
         self.settings = settings
         self.metrics = metrics
         self.clock = clock
+        self.callers = callers or CallerLimits()
+        """The callers' limits of the call core, which this host's own limits count their refusals with."""
+        self.capacity = limits.Capacity(self.callers, settings.store_max_tables, settings.store_max_bytes)
+        self.unknown = limits.Unknown()
+        self.snapshots = Snapshots(self._snapshot)
         self.hub = Hub()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        self._claims: asyncio.Task[None] | None = None
         self._firing: set[asyncio.Task[None]] = set()
+        self._draining = asyncio.Event()
 
     # -- lifecycle --------------------------------------------------------------------------------------
 
@@ -80,7 +98,20 @@ class Host:
         await self.store.open()
         await self.store.listen(self._heard, self._missed)
         self.metrics.tables.set(await self._stored(self.store.count()))
-        self._tasks = [asyncio.create_task(self._timers()), asyncio.create_task(self._housekeeping())]
+        self.metrics.store_tables_limit.set(self.settings.store_max_tables)
+        self.metrics.store_bytes_limit.set(self.settings.store_max_bytes)
+        await self._measure()
+        self._claims = asyncio.create_task(self._timers())
+        self._tasks = [self._claims, asyncio.create_task(self._housekeeping())]
+
+    async def drain(self, seconds: float) -> None:
+        """The shutdown's first step: claim no more due turns (the other replicas play them), and give those under
+        way ``seconds`` to be played (cut, a claimed turn would wait for its lease to run out)."""
+        self._draining.set()
+        if self._claims is not None:
+            await asyncio.gather(self._claims, return_exceptions=True)
+        if self._firing:
+            await asyncio.wait(set(self._firing), timeout=seconds)
 
     async def stop(self) -> None:
         for task in [*self._tasks, *self._firing]:
@@ -91,22 +122,29 @@ class Host:
     def methods(self) -> list[Method]:
         """HostService's methods: each a coroutine on the event loop, admitted once as a host call (AdviseSeat as
         the advice it costs)."""
-        rows: list[tuple[str, Any, type[Message], CostClass]] = [
-            ("OpenTable", self.open_table, hpb.OpenTableRequest, CostClass.HOST),
-            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest, CostClass.HOST),
-            ("Play", self.play, hpb.PlayRequest, CostClass.HOST),
-            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest, CostClass.ADVICE),
-            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest, CostClass.HOST),
-            ("CloseTable", self.close_table, hpb.CloseTableRequest, CostClass.HOST),
+        rows: list[tuple[str, Any, type[Message], CostClass, Rate]] = [
+            ("OpenTable", self.open_table, hpb.OpenTableRequest, CostClass.HOST, Rate.OPEN),
+            ("GetHostedTable", self.get_hosted_table, hpb.GetHostedTableRequest, CostClass.HOST, Rate.READ),
+            ("Play", self.play, hpb.PlayRequest, CostClass.HOST, Rate.PLAY),
+            ("AdviseSeat", self.advise_seat, hpb.AdviseSeatRequest, CostClass.ADVICE, Rate.READ),
+            ("ReissueInvite", self.reissue_invite, hpb.ReissueInviteRequest, CostClass.HOST, Rate.PLAY),
+            ("CloseTable", self.close_table, hpb.CloseTableRequest, CostClass.HOST, Rate.PLAY),
         ]
         methods = [
-            Method(HOST_SERVICE.full_name, name, fn, request, cost=always(cost), hosted=True)
-            for name, fn, request, cost in rows
+            Method(HOST_SERVICE.full_name, name, fn, request, cost=always(cost), hosted=True, rate=rate)
+            for name, fn, request, cost, rate in rows
         ]
         watch = always(CostClass.WATCH)
         methods.append(
             Method(
-                HOST_SERVICE.full_name, "Watch", self.watch, hpb.WatchRequest, cost=watch, streaming=True, hosted=True
+                HOST_SERVICE.full_name,
+                "Watch",
+                self.watch,
+                hpb.WatchRequest,
+                cost=watch,
+                streaming=True,
+                hosted=True,
+                rate=Rate.READ,
             )
         )
         return methods
@@ -115,7 +153,11 @@ class Host:
 
     async def open_table(self, request: hpb.OpenTableRequest, call: Call) -> Written[Any]:
         call.game = request.game
+        limits.check_seats(request)
         bots = _bots(request)
+        turn_seconds = limits.turn_seconds(request, self.settings.turn_seconds)
+        owner = limits.owner_of(call.caller or "local")
+        await self._check_room(owner)
         created = await self.tables.create_table(
             svc.CreateTableRequest(
                 game=request.game,
@@ -127,7 +169,6 @@ class Host:
         )
         table_id = created.table_id
         call.table_id = table_id
-        turn_seconds = request.turn_seconds or self.settings.turn_seconds
         settings = Settings(request.game, tuple(s.name for s in request.seats), bots, turn_seconds)
         secrets = {OWNER: capabilities.new_capability(), SPECTATORS: capabilities.new_capability()}
         secrets.update({str(seat): capabilities.new_capability() for seat, bot in enumerate(bots) if not bot})
@@ -144,8 +185,12 @@ class Host:
             due_ms=told.due_ms,
             created_ms=now,
             updated_ms=now,
+            owner=owner,
         )
-        await self._stored(self.store.create(record, Step(created.seq, b"", told.stored(_audiences(len(bots))))))
+        first = Step(created.seq, b"", told.stored(_audiences(len(bots))))
+        await self._stored(self.store.create(record, first))
+        self.capacity.add(len(record.token) + len(record.settings) + sum(map(len, first.seen.values())) + 1024)
+        self.unknown.discard(table_id)
         self.metrics.opened.inc()
 
         def invite(audience: str) -> hpb.Invite:
@@ -168,7 +213,7 @@ class Host:
         rest = hpb.GetHostedTableResponse(presence=self._presence(record))
         if audience.isdigit():
             rest.seat = int(audience)
-        return Carrying(hpb.GetHostedTableResponse, await self._snapshot(record, audience, call), rest)
+        return Carrying(hpb.GetHostedTableResponse, await self.snapshots.of(record, _view(audience)), rest)
 
     async def play(self, request: hpb.PlayRequest, call: Call) -> Written[Any]:
         audience = ""
@@ -208,18 +253,41 @@ class Host:
         return hpb.AdviseSeatResponse(advice=advice)
 
     async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[Written[Any] | Message]:
+        revocations = self.hub.revocations  # read before the table: a reissue after it is heard or seen
         record, audience = await self._open(request.table_id, call)
-        view = SPECTATORS if audience == OWNER else audience
+        self._check_places(record)
+        watcher = _Watcher(audience, capabilities.digest(capabilities.presented(call.metadata)))
         seat = int(audience) if audience.isdigit() else None
         with self._watching(record, seat) as queue:
+            if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
+                await self._still_valid(record.table_id, watcher)
             last = request.after_seq
-            async for item, seq in self._catch_up(record, view, request.after_seq, call):
+            async for item, seq in self._catch_up(record, watcher.view, request.after_seq):
                 last = seq
                 yield item
             if record.closed and last >= record.seq:  # told the table's end already
                 return
-            async for item in self._follow(record, view, last, queue):
+            async for item in self._follow(record, watcher, last, queue):
                 yield item
+
+    def _check_places(self, record: TableRecord) -> None:
+        """A table's Watch places: one per seat and the spectators' allowance (on this replica)."""
+        places = len(record.seat_keys) + self.settings.table_spectators
+        if self.hub.watchers(record.table_id) >= places:
+            message = f"this table's {places} Watch places are taken"
+            overloaded = ServiceReason.OVERLOADED  # the table's places, as a class's: another replica may have room
+            watch = CostClass.WATCH.value
+            raise self.callers.refuse(watch, "table_watchers", "table_watchers", message, 1.0, overloaded)
+
+    async def _still_valid(self, table_id: str, watcher: _Watcher) -> None:
+        """End a Watch stream whose capability was reissued (one store read: reissues are rare)."""
+        record = await self._record(table_id)
+        known = record.capabilities.get(watcher.audience)
+        if known is None or not hmac.compare_digest(known, watcher.digest):
+            raise ServiceError.of(
+                ServiceReason.CAPABILITY_REVOKED,
+                "the table's owner reissued this invite: the stream ends, and the old link opens nothing more",
+            )
 
     @contextmanager
     def _watching(self, record: TableRecord, seat: int | None) -> Iterator[asyncio.Queue[News]]:
@@ -238,12 +306,12 @@ class Host:
                 self.hub.leave(table_id, seat)
 
     async def _catch_up(
-        self, record: TableRecord, view: str, after: int, call: Call
+        self, record: TableRecord, view: str, after: int
     ) -> AsyncIterator[tuple[Written[Any] | Message, int]]:
         """What a watcher gets first, with the seq it reaches: the table as it is (a new watcher), or the steps
         after ``after`` (one resuming; -1: from the opening)."""
         if after == 0 or after < -1 or after > record.seq:
-            snapshot = await self._snapshot(record, view, call)
+            snapshot = await self.snapshots.of(record, view)
             yield (
                 Carrying(hpb.WatchResponse, snapshot, hpb.WatchResponse(presence=self._presence(record))),
                 snapshot.seq,
@@ -254,9 +322,11 @@ class Host:
             yield Carrying(hpb.WatchResponse, update), update.seq
 
     async def _follow(
-        self, record: TableRecord, view: str, last: int, queue: asyncio.Queue[News]
+        self, record: TableRecord, watcher: _Watcher, last: int, queue: asyncio.Queue[News]
     ) -> AsyncIterator[Written[Any] | Message]:
-        """Every later step as it comes (a heartbeat when the table is idle), until the table closes."""
+        """Every later step as it comes (a heartbeat when the table is idle), until the table closes or the
+        watcher's capability is reissued."""
+        view = watcher.view
         while True:
             try:
                 async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
@@ -264,6 +334,10 @@ class Host:
             except TimeoutError:
                 if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
                     yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
+                continue
+            if news.revoked:
+                if news.revoked in (watcher.audience, ANY_AUDIENCE):
+                    await self._still_valid(record.table_id, watcher)
                 continue
             if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
                 yield hpb.WatchResponse(presence=self._presence(record), seq=news.latest)
@@ -298,6 +372,7 @@ class Host:
             target = SPECTATORS
         secret = capabilities.new_capability()
         await self._stored(self.store.set_capability(record.table_id, target, capabilities.digest(secret)))
+        await self._stored(self.store.notify(record.table_id, record.seq, revoked=target))  # its streams end
         invite = hpb.Invite(
             capability=secret, url=capabilities.invite_url(self.settings.public_url, record.table_id, secret)
         )
@@ -339,7 +414,7 @@ class Host:
         across hosts the store's conditional update decides."""
         lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
         async with lock:
-            record = await self._record(table_id)
+            record = await self._record(table_id, call)
             if authorize is not None:
                 authorize(record)
             _check_movable(record, expected_seq)
@@ -373,8 +448,8 @@ class Host:
 
     async def _timers(self) -> None:
         """Play every due turn, up to ``timer_moves`` at a time (so one table's bot thinking never holds another's
-        timer back): each claimed with a lease, so exactly one host plays it."""
-        while True:
+        timer back): each claimed with a lease, so exactly one host plays it; until the host drains."""
+        while not self._draining.is_set():
             try:
                 free = self.settings.timer_moves - len(self._firing)
                 if free > 0:
@@ -386,29 +461,48 @@ class Host:
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("timer_store_error", error=str(exc))
-            await asyncio.sleep(self.settings.timer_poll_seconds)
+            with suppress(TimeoutError):  # the next round, or the drain
+                async with asyncio.timeout(self.settings.timer_poll_seconds):
+                    await self._draining.wait()
 
     async def _fire(self, table_id: str, seq: int, now: int) -> None:
-        """Play one due turn: a bot's, or a person's whose time ran out (cautiously)."""
-        try:
-            record = await self.store.get(table_id)
-            if record is None or record.closed or record.seq != seq or not record.due_ms:
+        """Play one due turn: a bot's, or a person's whose time ran out (cautiously). While the engine or the store
+        is unavailable (a restart, say), try again within the lease, so the turn is not left to the next claim."""
+        retry_until = time.monotonic() + LEASE_MS / 2000
+        delay, first = TIMER_RETRY_FIRST_S, True
+        while True:
+            try:
+                await self._fire_once(table_id, seq, now, observe=first)
                 return
-            self.metrics.timer_lateness.observe(max(0, now - record.due_ms) / 1000)
-            view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
-            if view.is_over or not view.to_act:
+            except (ServiceError, StoreError) as exc:
+                unavailable = isinstance(exc, StoreError) or exc.code == grpc.StatusCode.UNAVAILABLE
+                if unavailable and not self._draining.is_set() and time.monotonic() + delay < retry_until:
+                    await asyncio.sleep(delay)
+                    delay, first = min(2 * delay, TIMER_RETRY_LONGEST_S), False
+                    continue
+                if isinstance(exc, StoreError):
+                    self.metrics.store_errors.inc()
+                    self.log.warning("timer_store_error", error=str(exc))
+                elif exc.reason != ServiceReason.STALE_SEQUENCE.value:
+                    self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
                 return
-            settings = Settings.decode(record.settings)
-            seat = view.to_act[0]
-            await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
-        except ServiceError as exc:
-            if exc.reason != ServiceReason.STALE_SEQUENCE.value:
-                self.log.warning("timer_move_refused", table_id=table_id, reason=exc.reason)
-        except StoreError as exc:
-            self.metrics.store_errors.inc()
-            self.log.warning("timer_store_error", error=str(exc))
-        except Exception as exc:  # a timer must never stop the host
-            self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+            except Exception as exc:  # a timer must never stop the host
+                self.log.exception("timer_failed", table_id=table_id, exc_info=exc)
+                return
+
+    async def _fire_once(self, table_id: str, seq: int, now: int, *, observe: bool) -> None:
+        """One try at a due turn, if it is still due (``observe``: count its lateness, the first time)."""
+        record = await self.store.get(table_id)
+        if record is None or record.closed or record.seq != seq or not record.due_ms:
+            return
+        if observe:  # late from when it was due, or from when it was set if due before (never a turn's own length)
+            self.metrics.timer_lateness.observe(max(0, now - max(record.due_ms, record.updated_ms)) / 1000)
+        view = await self.tables.get_view(svc.GetViewRequest(table_id=table_id, state=record.token), Call())
+        if view.is_over or not view.to_act:
+            return
+        settings = Settings.decode(record.settings)
+        seat = view.to_act[0]
+        await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
 
     async def _housekeeping(self) -> None:
         """Every ten seconds, count the store's open tables; every minute, remove the idle ones."""
@@ -422,39 +516,64 @@ class Host:
                     if removed := await self.store.expire(idle):
                         self.log.info("tables_expired", count=removed)
                 self.metrics.tables.set(await self.store.count())
+                await self._measure()
             except StoreError as exc:
                 self.metrics.store_errors.inc()
                 self.log.warning("housekeeping_store_error", error=str(exc))
 
     # -- parts ------------------------------------------------------------------------------------------
 
-    async def _heard(self, table_id: str, seq: int) -> None:
-        self.hub.publish(table_id, seq)
+    async def _heard(self, table_id: str, seq: int, revoked: str) -> None:
+        self.hub.publish(table_id, seq, revoked=revoked)
+
+    async def _measure(self) -> None:
+        """Read the store's tables and bytes: the capacity OpenTable checks, and their gauges."""
+        tables, size = await self.store.usage()
+        self.capacity.read(tables, size)
+        self.metrics.store_tables.set(tables)
+        self.metrics.store_bytes.set(size)
+
+    async def _check_room(self, owner: str) -> None:
+        """Room for one more table: in the store, and among its opener's open tables."""
+        self.capacity.check()
+        if await self._stored(self.store.count_owned(owner)) >= self.settings.open_tables:
+            message = f"this caller has {self.settings.open_tables} tables open, its most: close one first"
+            retry = limits.STORE_FULL_RETRY_SECONDS
+            raise self.callers.refuse(CostClass.HOST.value, "caller_open_tables", "open_tables", message, retry)
 
     async def _missed(self) -> None:
         """The store may have lost notifications: each watched table's latest seq, read again, wakes the watchers
-        it left behind (they read the steps they lack from the store)."""
+        it left behind (they read the steps they lack from the store), and each of its watchers checks its
+        capability again (a reissue may have been among them)."""
         for table_id, seq in (await self.store.seqs(self.hub.watched())).items():
             self.hub.publish(table_id, seq)
+            self.hub.publish(table_id, seq, revoked=ANY_AUDIENCE)
 
-    async def _record(self, table_id: str) -> TableRecord:
-        record = await self._stored(self.store.get(table_id))
+    async def _record(self, table_id: str, call: Call | None = None) -> TableRecord:
+        """The table, or TABLE_NOT_FOUND: an id the store did not keep a moment ago is not read again, and counts
+        against the caller's unknown tables."""
+        record = None if table_id in self.unknown else await self._stored(self.store.get(table_id))
         if record is None:
+            self.unknown.add(table_id)
+            self.snapshots.forget(table_id)
+            if call is not None and call.caller:
+                self.callers.missed(call.caller)
             raise ServiceError.of(ServiceReason.TABLE_NOT_FOUND, "this host keeps no table of that id (or it expired)")
         return record
 
     async def _open(self, table_id: str, call: Call) -> tuple[TableRecord, str]:
-        record = await self._record(table_id)
+        record = await self._record(table_id, call)
         call.game = record.game
         call.table_id = record.table_id
         return record, capabilities.audience_of(record.capabilities, call.metadata)
 
-    async def _snapshot(self, record: TableRecord, audience: str, call: Call) -> Update:
-        """The table now as ``audience`` sees it (from the engine's GetView)."""
+    async def _snapshot(self, record: TableRecord, audience: str) -> Update:
+        """The table now as ``audience`` sees it, from the engine's GetView (made once per step and audience, and
+        shared by its readers: :attr:`snapshots`)."""
         request = svc.GetViewRequest(table_id=record.table_id, state=record.token)
         if audience.isdigit():
             request.seat, request.seat_key = int(audience), record.seat_keys[int(audience)]
-        view = await self.tables.get_view(request, call)
+        view = await self.tables.get_view(request, Call())
         told = Told(view, record.game, record.due_ms, snapshot=True, closed=record.closed, seq=record.seq)
         return told.update(audience)
 
@@ -482,7 +601,7 @@ class Host:
             return 0
         if any(settings.bots[s] for s in to_act):
             return self._now_ms() + self.settings.bot_delay_ms
-        return self._now_ms() + settings.turn_seconds * 1000
+        return self._now_ms() + limits.clamped_turn(settings.turn_seconds) * 1000
 
     async def _stored(self, work: Awaitable[T]) -> T:
         start = time.perf_counter()
@@ -512,6 +631,22 @@ def _bots(request: hpb.OpenTableRequest) -> tuple[str, ...]:
     if all(bots):
         raise ServiceError.of(ServiceReason.INVALID_REQUEST, "a hosted table needs at least one person's seat")
     return bots
+
+
+class _Watcher:
+    """One Watch stream's audience (the owner watches as the spectators do) and the digest of its capability."""
+
+    __slots__ = ("audience", "digest", "view")
+
+    def __init__(self, audience: str, digest: bytes) -> None:
+        self.audience = audience
+        self.digest = digest
+        self.view = _view(audience)
+
+
+def _view(audience: str) -> str:
+    """What ``audience`` is shown: its seat's view, or the spectators' (the owner's too)."""
+    return audience if audience.isdigit() else SPECTATORS
 
 
 def _check_open(record: TableRecord) -> None:

@@ -1,4 +1,5 @@
-"""Fan-out inside one host process: each Watch stream waits here for its table's next step or presence change.
+"""Fan-out inside one host process: each Watch stream waits here for its table's next step, presence change or
+reissued capability.
 
 A step applied in this process reaches the hub with what each audience is told of it, which its watchers hand on
 as it is; a step another replica applied reaches it from the store's listener, and the watchers then read what
@@ -17,14 +18,16 @@ from mazziere.services.host.updates import Told
 
 @dataclass(frozen=True, slots=True)
 class News:
-    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed. ``told``: what
-    each audience is told of that step, when this process applied it (else the watchers read it from the store)."""
+    """A table reached ``seq`` at ``at`` (monotonic seconds), or (``seq`` = 0) its presence changed, or (``revoked``)
+    the capability of that audience was reissued. ``told``: what each audience is told of that step, when this
+    process applied it (else the watchers read it from the store)."""
 
     seq: int
     at: float
     told: Told | None = None
     latest: int = 0
     """The table's latest seq this process knew when the news was published (for a presence change)."""
+    revoked: str = ""
 
 
 class Hub:
@@ -32,6 +35,9 @@ class Hub:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
         self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self._latest: dict[str, int] = {}
+        self.revocations = 0
+        """Capabilities reissued so far, of any table: a watcher that read its table before a reissue it could not
+        hear yet (it was not listening) sees this change, and checks its capability again."""
 
     def subscribe(self, table_id: str, seq: int) -> asyncio.Queue[News]:
         """A queue of ``table_id``'s news, for a watcher who read it at ``seq``."""
@@ -56,10 +62,16 @@ class Hub:
         """The latest seq of a watched table this process has heard of."""
         return self._latest.get(table_id, 0)
 
-    def publish(self, table_id: str, seq: int, told: Told | None = None) -> None:
-        if seq and table_id in self._latest:
+    def watchers(self, table_id: str) -> int:
+        """The Watch streams of ``table_id`` on this process."""
+        return len(self._queues.get(table_id, ()))
+
+    def publish(self, table_id: str, seq: int, told: Told | None = None, revoked: str = "") -> None:
+        if revoked:
+            self.revocations += 1
+        elif seq and table_id in self._latest:
             self._latest[table_id] = max(seq, self._latest[table_id])
-        news = News(seq, time.monotonic(), told, self._latest.get(table_id, 0))
+        news = News(seq, time.monotonic(), told, self._latest.get(table_id, 0), revoked)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest
                 queue.get_nowait()

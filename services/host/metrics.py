@@ -35,6 +35,24 @@ class HostMetrics:
         self.store_errors = Counter(
             "mazziere_host_store_errors_total", "Store operations that failed.", registry=registry
         )
+        self.store_tables = Gauge(
+            "mazziere_host_store_tables", "Tables the host's store keeps (closed ones too).", registry=registry
+        )
+        self.store_tables_limit = Gauge(
+            "mazziere_host_store_tables_limit",
+            "Tables the store may keep (MAZZIERE_STORE_MAX_TABLES): OpenTable is refused STORE_FULL at it.",
+            registry=registry,
+        )
+        self.store_bytes = Gauge(
+            "mazziere_host_store_bytes",
+            "Bytes the host's store takes (its tables, their log and indexes).",
+            registry=registry,
+        )
+        self.store_bytes_limit = Gauge(
+            "mazziere_host_store_bytes_limit",
+            "Bytes the store may take (MAZZIERE_STORE_MAX_BYTES): OpenTable is refused STORE_FULL at it.",
+            registry=registry,
+        )
         self.store_seconds = Histogram(
             "mazziere_host_store_seconds", "Store operations' latency.", buckets=_LAG_BUCKETS, registry=registry
         )

@@ -15,6 +15,12 @@ class HostSettings:
     heartbeat_seconds: float = 15.0
     timer_poll_seconds: float = 0.2
     timer_moves: int = 8
+    open_tables: int = 50
+    """Tables one caller may have open."""
+    table_spectators: int = 32
+    """Watch streams a table takes beyond one per seat (on one replica)."""
+    store_max_tables: int = 10_000
+    store_max_bytes: int = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)

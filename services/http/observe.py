@@ -95,8 +95,9 @@ class Observe:
             elapsed = time.perf_counter() - start
             self.requests.labels(method, template, str(status)).inc()
             self.latency.labels(method, template).observe(elapsed)
-            if self.log_requests:
-                self.log.info(
+            if self.log_requests:  # the web table's files and its streams are many and routine: at debug
+                quiet = template in (WEB_PATH, SWAGGER_UI_STATIC) or template.endswith("/Watch")
+                (self.log.debug if quiet else self.log.info)(
                     "http_request",
                     method=method,
                     route=template,

@@ -15,10 +15,11 @@ REQUEST_ID_HEADER = "X-Request-ID"
 
 
 def http_call(request: Request) -> Call:
-    """The Call of an HTTP request: its headers as metadata, its request id first."""
+    """The Call of an HTTP request: its headers as metadata, its request id first, and the connection's peer."""
     rid = request.scope.get("mazziere.request_id", "")
     headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"] if k != b"x-request-id"]
-    return Call(metadata=(("x-request-id", rid), *headers))
+    client = request.scope.get("client")
+    return Call(metadata=(("x-request-id", rid), *headers), peer=str(client[0]) if client else "")
 
 
 def digits(value: str, most: int) -> bool:

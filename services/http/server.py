@@ -124,6 +124,7 @@ class RestServer(uvicorn.Server):
                 timeout_graceful_shutdown=int(grace_seconds) if grace_seconds else None,
                 timeout_keep_alive=5,
                 server_header=False,
+                proxy_headers=False,  # the client is the peer; the core trusts proxies (MAZZIERE_TRUSTED_PROXIES)
             )
         )
         self.sock = sock

@@ -125,7 +125,8 @@ class MessageReply:
         self.is_over = response.is_over
         keys = getattr(response, "seat_keys", ())
         self.seat_keys = tuple(k.key for k in sorted(keys, key=lambda k: k.seat))
-        self._action: Message | None = response.action if response.HasField("action") else None
+        played = "action" in response.DESCRIPTOR.fields_by_name and response.HasField("action")  # Act's alone
+        self._action: Message | None = response.action if played else None
         self._settlement: Sequence[pb.Transfer] = getattr(response, "settlement", ())
 
     def action(self) -> bytes:

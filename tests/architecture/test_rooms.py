@@ -90,7 +90,7 @@ def test_only_the_composition_root_imports_the_host() -> None:
     assert importers <= {"app"}
 
 
-@pytest.mark.parametrize("folder", ["mazziere.services"])
+@pytest.mark.parametrize("folder", ["mazziere.engine", "mazziere.services"])
 def test_no_import_cycle_counting_type_checking_imports(folder: str) -> None:
     graph: dict[str, set[str]] = defaultdict(set)
     for found in IMPORTS:

@@ -12,8 +12,8 @@ from mazziere.engine.bots.hidden import Hidden, determinize
 from mazziere.engine.bots.outcomes import CLASSIFY
 from mazziere.engine.bots.stop import Poll
 from mazziere.engine.errors import Reason
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Action, Seat
-from mazziere.engine.validate import check_state
 
 
 def _casino(seed: bytes, players: int = 1) -> engine.TableState:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mazziere import engine
-from mazziere.engine import validate
+from mazziere.engine import registry
 from mazziere.engine.cards import Card
 from mazziere.engine.events import check_payload
 from mazziere.engine.ledger import total
@@ -83,7 +83,7 @@ def check_random_play(
 
 def check_state(state: TableState, chips_total: int) -> None:
     assert total(state.chips, state.pot) == chips_total, "chips not conserved"
-    validate.check_state(state)  # every state legal play reaches is a consistent one
+    registry.check_state(state)  # every state legal play reaches is a consistent one
     raw = engine.state_to_bytes(state)
     assert engine.state_from_bytes(raw) == state, "codec round trip changed the state"
     assert engine.state_to_bytes(engine.state_from_bytes(raw)) == raw, "the byte form is not canonical"

@@ -1,4 +1,4 @@
-"""engine.validate.check_state: the shared header checks, on the toy game and across games."""
+"""engine.registry.check_state: the shared header checks, on the toy game and across games."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from mazziere import engine
 from mazziere.engine import registry
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Seat
-from mazziere.engine.validate import check_state
 from tests.core.toy import Toy
 from tests.helpers import replace
 

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from tests.host.test_host import host_config, start_host
 from tests.service.conftest import BASE, KEYS, Running
 from tests.service.test_metrics import metered, names, scrape
 
@@ -50,6 +51,7 @@ ALERT_NAMES = {
     "MazziereShedding",
     "MazzierePodNotReady",
     "MazziereTargetDown",
+    "MazziereStoreNearlyFull",
 }
 NOT_OURS = re.compile(r"^(kube_.*|up)$")
 """Series made by kube-state-metrics and by Prometheus itself, not by the service."""
@@ -194,8 +196,14 @@ def test_metric_names_are_found_in_promql() -> None:
 
 
 @pytest.fixture(scope="module")
-def served_metrics() -> Iterator[set[str]]:
-    """The names on a running server's /metrics once it has played a game to its end and refused a call."""
+def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str]]:
+    """The names on a running server's /metrics once it has played a game to its end and refused a call, and on a
+    hosting server's (the host's own metrics)."""
+    hosted = start_host(host_config(tmp_path_factory.mktemp("host")))
+    try:
+        hosted_names = names(scrape(hosted.app.metrics.serve(0, "127.0.0.1")))
+    finally:
+        hosted.close()
     running = Running(replace(BASE, seal_keys=KEYS))
     try:
         port = metered(running.app).metrics.serve(0, "127.0.0.1")
@@ -206,7 +214,7 @@ def served_metrics() -> Iterator[set[str]]:
         assert table.is_over
         with pytest.raises(grpc.RpcError):  # a refusal, for mazziere_rejections_total
             running.stub.GetView(svc.GetViewRequest(table_id=table.table_id, state=table.state, seat=0, seat_key="x"))
-        yield names(scrape(port))
+        yield names(scrape(port)) | hosted_names
     finally:
         running.close()
 

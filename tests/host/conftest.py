@@ -68,18 +68,30 @@ def _free_port() -> int:
         return port
 
 
+REQUIRED = "MAZZIERE_REQUIRE_POSTGRES"
+"""Set to 1 (`make test` does), a missing PostgreSQL fails its tests instead of skipping them."""
+
+
+def unavailable(why: str) -> None:
+    """Skip the PostgreSQL tests, or fail them where the run requires them (:data:`REQUIRED`)."""
+    if os.environ.get(REQUIRED) == "1":
+        pytest.fail(f"{why} ({REQUIRED}=1: the PostgreSQL tests must run)", pytrace=False)
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[Cluster]:
     """Starts PostgreSQL once for the run (as the ``postgres`` user when root) and removes it at the end."""
     binaries = _binaries()
     if binaries is None:
-        pytest.skip(f"PostgreSQL store tests: no initdb and pg_ctl under /usr/lib/postgresql/*/bin: {HOW}")
+        unavailable(f"PostgreSQL store tests: no initdb and pg_ctl under /usr/lib/postgresql/*/bin: {HOW}")
+    assert binaries is not None
     as_user: list[str] = []
     if os.geteuid() == 0:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            pytest.skip(f"PostgreSQL store tests: as root, initdb runs as the user postgres, who is missing: {HOW}")
+            unavailable(f"PostgreSQL store tests: as root, initdb runs as the user postgres, who is missing: {HOW}")
         as_user = ["runuser", "-u", "postgres", "--"]
     home = Path(tempfile.mkdtemp(prefix="mazziere-pg-"))
     data, log = home / "data", home / "postgres.log"

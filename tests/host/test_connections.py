@@ -26,7 +26,7 @@ from mazziere.services.core.admission import CostClass
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.http.connections import PROBE_ROOM, connection_cap
 from mazziere.services.http.server import RestServer, bind
-from tests.host.test_host import Hosted, cap, host_config, open_trentuno, play_first, start_host
+from tests.host.test_host import ROOMY, Hosted, cap, host_config, open_trentuno, play_first, start_host
 from tests.service.test_process import ROOT, free_port, metric, server_env
 from tests.service.test_shutdown import wait_for
 
@@ -88,6 +88,9 @@ def capped(tmp_path: Path) -> Iterator[Capped]:
     rest, metrics = free_port(), free_port()
     env = server_env(free_port(), metrics, rest_port=str(rest), rest_host="127.0.0.1", reserved_files=str(RESERVED))
     env["MAZZIERE_DATA_DIR"] = str(tmp_path)
+    # every watcher here is one caller (127.0.0.1): room for all of them, so the cap is what refuses
+    env |= {f"MAZZIERE_{name.upper()}": str(value) for name, value in ROOMY.items()}
+    env["MAZZIERE_CALLER_WATCHERS"] = env["MAZZIERE_TABLE_SPECTATORS"] = str(10 * WATCHERS)
 
     def limited() -> None:  # the soft limit lower still: the server raises it
         resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES - 50, OPEN_FILES))

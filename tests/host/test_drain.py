@@ -14,12 +14,15 @@ from typing import Any
 
 import grpc
 import httpx
+import pytest
 from structlog.testing import capture_logs
 
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
+from mazziere.services.host import host
 from mazziere.services.http.server import RestServer, bind
-from tests.host.test_host import cap, host_config, open_trentuno, start_host
+from tests.host.test_host import cap, host_config, invites, open_trentuno, start_host, table_of
 from tests.service.helpers import error_info
+from tests.service.test_shutdown import wait_for
 
 CAPABILITY = "x-table-capability"
 GRACE = 10.0
@@ -77,3 +80,63 @@ def test_a_shutdown_ends_every_watch_at_once_with_shutting_down(tmp_path: Path) 
     assert ended < 1.0, f"the Watch ended {ended:.2f} s after the shutdown began"
     assert not [e for e in logs if e["log_level"] in ("error", "critical")], logs
     assert stopped < GRACE / 2, f"the server took {stopped:.2f} s to stop, with nothing in flight"
+
+
+def test_a_turn_falling_due_after_the_server_stopped_is_refused_without_an_error(tmp_path: Path) -> None:
+    """Between the gRPC server's stop (its workers gone) and the host's, a due turn meets SHUTTING_DOWN, as a late
+    call does, rather than a traceback in the log."""
+    hosted = start_host(host_config(tmp_path, grace_seconds=GRACE))
+    open_trentuno(hosted.stub, turn=1)
+    lateness = "mazziere_host_timer_lateness_seconds_count"
+    with capture_logs() as logs:
+        hosted.server.run(hosted.app.grpc.stop())
+        wait_for(lambda: (hosted.app.metrics.registry.get_sample_value(lateness) or 0) >= 1)  # the turn is tried
+        hosted.server.run(asyncio.sleep(0))  # what that try logs, it has logged
+        hosted.server.run(hosted.host.stop())
+    hosted.channel.close()
+    hosted.server.shutdown()
+    assert not [e for e in logs if e["log_level"] in ("error", "critical")], logs
+
+
+class HeldActs:
+    """The host's table service, its moves held until ``release`` is set (``entered``: one is held)."""
+
+    def __init__(self, tables: Any, release: asyncio.Event) -> None:
+        self.tables = tables
+        self.release = release
+        self.entered = threading.Event()
+
+    async def act(self, request: Any, call: Any) -> Any:
+        self.entered.set()
+        await self.release.wait()
+        return await self.tables.act(request, call)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.tables, name)
+
+
+def test_a_due_turn_under_way_when_the_host_drains_is_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn the timer claimed, still being played when the shutdown begins, is played through the drain rather
+    than cut and left to its lease (made endless here, so only the drain can have played it)."""
+    monkeypatch.setattr(host, "LEASE_MS", 3_600_000)
+    hosted = start_host(host_config(tmp_path, grace_seconds=GRACE))
+    release: asyncio.Event = hosted.server.run(_event())
+    held = HeldActs(hosted.host.tables, release)
+    hosted.host.tables = held
+    opened = open_trentuno(hosted.stub, turn=1)
+    first = table_of(hosted.stub, opened, invites(opened)[0]).update.seq
+    assert held.entered.wait(20)  # the timer is playing the turn
+
+    async def drain_while_held() -> None:
+        draining = asyncio.create_task(hosted.host.drain(GRACE))
+        await asyncio.sleep(0.2)  # the drain has begun, the turn still under way
+        release.set()
+        await draining
+
+    hosted.server.run(drain_while_held())
+    assert table_of(hosted.stub, opened, invites(opened)[0]).update.seq == first + 1
+    hosted.close()
+
+
+async def _event() -> asyncio.Event:
+    return asyncio.Event()

@@ -72,8 +72,19 @@ def host_config(data: Path, **changes: Any) -> Config:
         data_dir=str(data),
         bot_delay_ms=0,
         heartbeat_seconds=0.5,
+        **ROOMY,
     )
     return replace(base, **changes)
+
+
+ROOMY: dict[str, Any] = {
+    "caller_tables_per_minute": 10_000,
+    "caller_open_tables": 10_000,
+    "caller_plays_per_second": 10_000.0,
+    "caller_reads_per_second": 10_000.0,
+}
+"""Caller limits no test of the host's other behaviour reaches (every test calls from 127.0.0.1); the limits have
+tests of their own (tests/host/test_abuse.py)."""
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 
 from mazziere.services.app import App
 from mazziere.services.config import Config
-from mazziere.services.host.capabilities import in_the_clear
+from mazziere.services.host.capabilities import in_the_clear, invite_base
 from mazziere.services.table.sealing import Keyring
 from tests.service.conftest import KEYS
 
@@ -68,3 +68,25 @@ def test_the_server_warns_at_start_when_invite_links_would_travel_in_the_clear(t
     assert warned[0]["public_url"] == "http://cards.example.com" and "TLS" in str(warned[0]["message"])
     for quiet in ("https://cards.example.com", "http://192.168.1.20:8080"):
         assert not [line for line in started_logs(tmp_path, quiet) if line["event"] == "PUBLIC_URL_IN_THE_CLEAR"]
+
+
+@pytest.mark.parametrize(
+    ("public_url", "rest_host", "port", "expected"),
+    [
+        ("", "0.0.0.0", 8081, ("http://localhost:8081", "PUBLIC_URL_THIS_MACHINE_ONLY")),
+        ("", "[::]", 9000, ("http://localhost:9000", "PUBLIC_URL_THIS_MACHINE_ONLY")),
+        ("", "192.168.1.20", 8081, ("http://192.168.1.20:8081", None)),
+        ("", "::1", 8081, ("http://[::1]:8081", None)),
+        ("http://localhost:8080", "0.0.0.0", 8081, ("http://localhost:8080", "PUBLIC_URL_OTHER_PORT")),
+        ("http://127.0.0.1", "0.0.0.0", 8081, ("http://127.0.0.1", "PUBLIC_URL_OTHER_PORT")),
+        ("http://localhost:8081/", "0.0.0.0", 8081, ("http://localhost:8081/", None)),
+        ("https://cards.example.com", "0.0.0.0", 8081, ("https://cards.example.com", None)),  # behind a proxy
+        ("http://192.168.1.20:8080", "0.0.0.0", 8081, ("http://192.168.1.20:8080", None)),  # maybe a proxy too
+    ],
+)
+def test_invite_links_follow_the_rest_port_served(
+    public_url: str, rest_host: str, port: int, expected: tuple[str, str | None]
+) -> None:
+    """No MAZZIERE_PUBLIC_URL: the port served (as localhost when served on every address, with a warning); one
+    that names this machine at another port: a warning."""
+    assert invite_base(public_url, rest_host, port) == expected

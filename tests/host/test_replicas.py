@@ -38,10 +38,15 @@ def _free_port() -> int:
         return port
 
 
-def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+SERVE = [sys.executable, "-m", "mazziere.services.cli", "serve"]
+LATE_LISTENER = [sys.executable, str(Path(__file__).with_name("late_listener.py")), "serve"]
+
+
+def _serve(env: dict[str, str], command: list[str] = SERVE) -> tuple[subprocess.Popen[bytes], int]:
+    """The server, once its gRPC port takes calls."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "mazziere.services.cli", "serve"],
+        command,
         env={**os.environ, **env, "MAZZIERE_PORT": str(port), "MAZZIERE_HOST": "127.0.0.1"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -123,9 +128,9 @@ def test_a_timer_fires_once_with_two_replicas(replicas: tuple[Hosted, Hosted]) -
 # -- no push lost to a reconnect -------------------------------------------------------------------------------------
 
 
-def _watching(hosted: Hosted, opened: hpb.OpenTableResponse) -> tuple[Any, list[int]]:
-    """A spectator's Watch on ``hosted``, its updates' seqs gathered by a thread."""
-    watch = hosted.stub.Watch(hpb.WatchRequest(table_id=opened.table_id), metadata=cap(opened.spectators.capability))
+def _watching(stub: Any, opened: hpb.OpenTableResponse) -> tuple[Any, list[int]]:
+    """A spectator's Watch through ``stub`` (a replica's), its updates' seqs gathered by a thread."""
+    watch = stub.Watch(hpb.WatchRequest(table_id=opened.table_id), metadata=cap(opened.spectators.capability))
     seqs: list[int] = []
 
     def gather() -> None:
@@ -146,7 +151,7 @@ def test_a_move_made_while_a_replica_listens_again_reaches_its_watchers(
     watchers there once it listens again (it reads the watched tables' latest seqs back)."""
     a, b = replicas
     opened = open_trentuno(a.stub)
-    watch, seqs = _watching(b, opened)
+    watch, seqs = _watching(b.stub, opened)
     listening = "query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
     assert postgres.sql(f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE {listening}")[0][0]
     played = play_first(a.stub, opened)
@@ -161,13 +166,33 @@ def test_a_move_made_after_postgresql_came_back_reaches_every_replicas_watchers(
     watchers, though that replica was still waiting to listen again when the move was made."""
     a, b = replicas
     opened = open_trentuno(a.stub)
-    watch, seqs = _watching(b, opened)
+    watch, seqs = _watching(b.stub, opened)
     postgres_cluster.stop()
     time.sleep(3)  # the replicas' retries back off meanwhile
     postgres_cluster.start()
     played = _retried(lambda: play_first(a.stub, opened))
     wait_for(lambda: played.update.seq in seqs, seconds=RECONNECT_S)
     watch.cancel()
+
+
+def test_a_replica_takes_no_call_before_it_listens(replicas: tuple[Hosted, Hosted], postgres: Backend) -> None:
+    """A replica starting beside another whose store is slow to listen: a Watch taken on it as soon as it takes
+    calls, and a move made on the other replica right after, reach that watcher (taken before it listened, the
+    watch would never hear of the move)."""
+    a, _ = replicas
+    opened = open_trentuno(a.stub)
+    env = {"MAZZIERE_STORE_URL": postgres.url, "MAZZIERE_HOST_REPLICAS": "2", "MAZZIERE_SEAL_KEYS": KEYS}
+    env |= {"MAZZIERE_REST_PORT": "0", "MAZZIERE_METRICS_PORT": "0", "MAZZIERE_LOG_CALLS": "false"}
+    process, port = _serve(env, LATE_LISTENER)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            watch, seqs = _watching(host_pb2_grpc.HostServiceStub(channel), opened)
+            played = play_first(a.stub, opened)
+            wait_for(lambda: played.update.seq in seqs, seconds=RECONNECT_S)
+            watch.cancel()
+    finally:
+        process.kill()
+        process.wait(timeout=10)
 
 
 RECONNECT_S = 15.0

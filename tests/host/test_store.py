@@ -234,7 +234,7 @@ async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> 
     assert {name: backend.columns(name) for name in ("tables", "capabilities", "steps", "seen")} == {
         "tables": [
             *("table_id", "game", "token", "seq", "seat_keys", "settings", "due_ms"),
-            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms"),
+            *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms", "owner"),
         ],
         "capabilities": ["table_id", "audience", "digest"],
         "steps": ["table_id", "seq", "action"],
@@ -274,20 +274,26 @@ async def test_a_store_of_a_newer_schema_is_refused(backend: Backend) -> None:
 
 async def test_a_listener_hears_every_hosts_notifications(backend: Backend) -> None:
     speaker, hearer = await backend.hosts(2)
-    heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    heard: asyncio.Queue[tuple[str, int, str]] = asyncio.Queue()
 
-    async def failing(table_id: str, seq: int) -> None:
+    async def failing(table_id: str, seq: int, revoked: str) -> None:
         raise RuntimeError("a listener that fails does not stop the others")
 
-    async def listener(table_id: str, seq: int) -> None:
-        await heard.put((table_id, seq))
+    async def listener(table_id: str, seq: int, revoked: str) -> None:
+        await heard.put((table_id, seq, revoked))
 
     await hearer.listen(failing)
     await hearer.listen(listener)
     await speaker.notify("t1", 3)
     await speaker.notify("with:colon", 12)
     await hearer.notify("t2", 1)
-    assert [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(3)] == [("t1", 3), ("with:colon", 12), ("t2", 1)]
+    await speaker.notify("t1", 3, revoked="spectators")  # a capability reissued: its streams end on every host
+    assert [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(4)] == [
+        ("t1", 3, ""),
+        ("with:colon", 12, ""),
+        ("t2", 1, ""),
+        ("t1", 3, "spectators"),
+    ]
 
 
 async def test_reopened_the_store_keeps_every_table(backend: Backend) -> None:
@@ -396,7 +402,7 @@ async def test_a_dropped_listening_connection_is_made_again(postgres: Backend) -
     speaker, hearer = await backend.hosts(2)
     heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
 
-    async def listener(table_id: str, seq: int) -> None:
+    async def listener(table_id: str, seq: int, revoked: str) -> None:
         await heard.put((table_id, seq))
 
     await hearer.listen(listener)
@@ -445,7 +451,9 @@ async def test_a_postgres_error_names_the_server_but_not_the_password() -> None:
 
 
 def test_a_notification_of_a_later_version_is_read_for_what_this_one_knows() -> None:
-    """During a rolling deploy replicas of two versions hear each other: fields after the seq are ignored."""
-    assert read_notification("t_abc:12") == ("t_abc", "12")
-    assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12")
-    assert read_notification("with:colon:12") == ("with:colon", "12")
+    """During a rolling deploy replicas of two versions hear each other: fields after the seq this version does not
+    know are kept aside and ignored."""
+    assert read_notification("t_abc:12") == ("t_abc", "12", {})
+    assert read_notification("t_abc:12:phase=waiting:more=1") == ("t_abc", "12", {"phase": "waiting", "more": "1"})
+    assert read_notification("with:colon:12") == ("with:colon", "12", {})
+    assert read_notification("t_abc:12:revoked=0") == ("t_abc", "12", {"revoked": "0"})

@@ -12,8 +12,8 @@ from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.games.saltacavallo import Phase, SaltacavalloState
 from mazziere.engine.games.saltacavallo.game import _next_turn, _round, swap_target
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Action
-from mazziere.engine.validate import check_state
 from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 from tests.saltacavallo.support import deal, table, with_lives

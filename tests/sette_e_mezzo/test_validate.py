@@ -11,8 +11,8 @@ from mazziere import engine
 from mazziere.engine.cards import parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.games.sette_e_mezzo.state import Phase, Result, SeatResult, SetteEMezzoState, Status
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Action, Seat
-from mazziere.engine.validate import check_state
 from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 

@@ -11,8 +11,8 @@ from mazziere import engine
 from mazziere.engine.cards import Card, parse_cards
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.games.trentuno.state import Closing, Phase, TrentunoState
+from mazziere.engine.registry import check_state
 from mazziere.engine.table import Action
-from mazziere.engine.validate import check_state
 from mazziere.engine.visibility import PUBLIC, TableCard, only
 from tests.helpers import refused_at, replace, within
 from tests.trentuno.table import deal, new

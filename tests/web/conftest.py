@@ -97,6 +97,9 @@ class Server:
             data_dir=str(data),
             public_url=self.url,
             bot_delay_ms="40",
+            caller_tables_per_minute="1000",  # every page of the tests calls from 127.0.0.1
+            caller_open_tables="1000",
+            caller_reads_per_second="1000",
         )
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -247,8 +247,11 @@ def test_the_owner_reissues_an_invite_and_the_old_one_stops_working(browser: Any
     owner.wait("old => { const i = document.querySelector('[data-invite=seat-1]'); return i && i.value !== old; }", old)
     new = owner.page.input_value("[data-invite=seat-1]")
     assert new != old and capability_of(new) not in owner.stored()
+    # The page open with the old invite stops at once (its Watch stream ends CAPABILITY_REVOKED): told plainly.
+    bruno.page.wait_for_selector("#gone [data-reason=CAPABILITY_REVOKED]", timeout=WAIT_MS)
+    assert "invito nuovo" in bruno.text("#gone") and "non vale più" in bruno.text("#gone")
     # The old invite no longer opens the table: its holder is told plainly, and offered a new table.
-    bruno.page.reload()
+    bruno.goto(old)
     bruno.page.wait_for_selector("#gone [data-reason=CAPABILITY_INVALID]", timeout=WAIT_MS)
     assert "non vale più" in bruno.text("#gone")
     assert "mazziere.tables" not in bruno.stored() or capability_of(old) not in bruno.stored()

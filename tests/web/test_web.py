@@ -284,8 +284,9 @@ def test_trentuno_exchanges_by_picking_cards_with_mouse_and_keyboard(browser: An
 
 def test_a_hand_by_keyboard_at_phone_width(browser: Any, server: Server, tmp_path: Path) -> None:
     """Focus goes to the first move; Tab moves between moves and Enter plays one. Every button and card is named;
-    the advice fits the phone's width."""
-    me = open_solo(browser, server, "sette_e_mezzo", 390, {"pack": "FRENCH"}, ("cautious", "best"))
+    the advice fits the phone's width. A bot holds the bank, so the person has a choice to stand in the first hand."""
+    options = {"pack": "FRENCH", "first_bank": "SEAT"}
+    me = open_solo(browser, server, "sette_e_mezzo", 390, options, ("cautious", "best"), {"first_bank_seat": "1"})
     page = me.page
     advised = False
     for kinds in my_turns(me):

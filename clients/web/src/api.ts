@@ -68,9 +68,10 @@ export function refusal(error: unknown): Refusal {
   return { code: e.code, reason: info?.reason ?? "", message: e.rawMessage };
 }
 
-/** The table is gone for this page: no retry will help (the host keeps no such table, or the invite is wrong). */
+/** The table is gone for this page: no retry will help (the host keeps no such table, the invite is wrong, or the
+ * owner reissued it while this page watched). */
 export function isFinal(r: Refusal): boolean {
-  return r.reason === "TABLE_NOT_FOUND" || r.reason === "CAPABILITY_INVALID";
+  return r.reason === "TABLE_NOT_FOUND" || r.reason === "CAPABILITY_INVALID" || r.reason === "CAPABILITY_REVOKED";
 }
 
 export { Code };

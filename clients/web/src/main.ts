@@ -9,6 +9,7 @@ import { CONNECTION, freshUi, type Handlers, tableScreen, tick, type Ui } from "
 import { type SetupChoice, setupScreen } from "./setup";
 import * as storage from "./storage";
 import { pastSteps, Watcher } from "./watch";
+import { goneText, REFUSALS } from "./words";
 
 const root = document.getElementById("app") as HTMLElement;
 const announce = document.getElementById("announce") as HTMLElement;
@@ -20,15 +21,7 @@ let watcher: Watcher | null = null;
 
 /** The service's refusal in words for people, with its reason (e.g. STALE_SEQUENCE) for whoever reports it. */
 function refusalText(r: api.Refusal): string {
-  const words: Record<string, string> = {
-    STALE_SEQUENCE: "Il tavolo è andato avanti prima della tua mossa: guarda e scegli di nuovo (the table moved on first: choose again)",
-    TABLE_CLOSED: "Il tavolo è stato chiuso (the table was closed)",
-    TABLE_NOT_FOUND: "Questo tavolo non c'è più (this table is gone)",
-    CAPABILITY_INVALID: "Questo invito non vale più (this invite no longer works)",
-    OVERLOADED: "Il servizio è molto occupato: riprova tra poco (the service is busy: try again shortly)",
-    STORE_UNAVAILABLE: "Il tavolo non è raggiungibile ora: riprova tra poco (the table cannot be reached now: try again shortly)",
-    TOO_MANY_CONNECTIONS: "Il server ha troppe connessioni aperte: riprova tra poco (the server has too many connections open: try again shortly)",
-  };
+  const words = REFUSALS;
   const said = words[r.reason] ?? (r.reason ? r.message : "Il servizio non risponde (the service does not answer)");
   const detail = words[r.reason] && r.message ? ` · ${r.message}` : "";
   return `${said}${detail}${r.reason ? ` (${r.reason})` : ""}`;
@@ -78,12 +71,7 @@ function newTableButton(): HTMLElement {
 function lost(tableId: string, r: api.Refusal): void {
   leaveTable();
   storage.forget(tableId);
-  const text =
-    r.reason === "TABLE_NOT_FOUND"
-      ? "Questo tavolo non c'è più: il servizio non lo tiene (scaduto, o mai esistito). " +
-        "(This table is gone: the service no longer keeps it; it expired, or never was.)"
-      : "Questo invito non vale più: chi ha aperto il tavolo può averne fatto uno nuovo. Chiedigli il link nuovo. " +
-        "(This invite no longer works: the table's owner may have made a new one; ask for the new link.)";
+  const text = goneText(r.reason);
   screenOf(
     "gone",
     el("h2", {}, "Tavolo non disponibile (table not available)"),

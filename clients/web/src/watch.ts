@@ -12,7 +12,9 @@ export interface WatchHandlers {
   update(update: api.HostedUpdate): void;
   presence(presence: api.Presence[]): void;
   connection(state: Connection, refusal?: api.Refusal): void;
-  /** The host will never show this table to this capability again (no such table, or a wrong invite). */
+  /** The host will never show this table to this capability again: no such table, a wrong invite, or (the stream
+   * ended PERMISSION_DENIED `CAPABILITY_REVOKED`) the owner reissued this invite while it was open. The page says
+   * which in plain words (words.ts, `goneText`). */
   lost(refusal: api.Refusal): void;
 }
 

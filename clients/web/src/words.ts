@@ -1,5 +1,5 @@
-// Every word the page shows for an engine's name: moves, events, phases, results, presets, policies and the
-// reasons chips move. Italian first, English in brackets; nothing of the engine's own spelling ("WAIT_DEAL",
+// Every word the page shows for an engine's name: moves, events, phases, results, presets, policies, the
+// reasons chips move, and the host's refusals. Italian first, English in brackets; nothing of the engine's own spelling ("WAIT_DEAL",
 // "STOOD", "CLASSICO") reaches the page.
 
 import type { GameEvent, Transfer } from "./api";
@@ -289,4 +289,40 @@ export function eventText(e: GameEvent, names: string[], game: string): string {
       text = [who, e.kind.toLowerCase().replace(/_/g, " "), cards].filter(Boolean).join(" · ");
   }
   return text;
+}
+
+/** The host's refusals in words for people, by ErrorInfo reason. */
+export const REFUSALS: Record<string, string> = {
+  STALE_SEQUENCE: "Il tavolo è andato avanti prima della tua mossa: guarda e scegli di nuovo (the table moved on first: choose again)",
+  TABLE_CLOSED: "Il tavolo è stato chiuso (the table was closed)",
+  TABLE_NOT_FOUND: "Questo tavolo non c'è più (this table is gone)",
+  CAPABILITY_INVALID: "Questo invito non vale più (this invite no longer works)",
+  CAPABILITY_REVOKED: "Questo invito è stato sostituito da chi ha aperto il tavolo (the table's owner replaced this invite)",
+  OVERLOADED: "Il servizio è molto occupato: riprova tra poco (the service is busy: try again shortly)",
+  CALLER_LIMIT: "Troppe richieste da questa rete: riprova tra poco (too many requests from this network: try again shortly)",
+  STORE_FULL: "Il servizio non può aprire altri tavoli ora: riprova più tardi (the service cannot open more tables now: try again later)",
+  STORE_UNAVAILABLE: "Il tavolo non è raggiungibile ora: riprova tra poco (the table cannot be reached now: try again shortly)",
+  TOO_MANY_CONNECTIONS: "Il server ha troppe connessioni aperte: riprova tra poco (the server has too many connections open: try again shortly)",
+};
+
+/** Why the host will not show a table to this page again, for the page that says so (`reason`: the refusal's). */
+export function goneText(reason: string): string {
+  switch (reason) {
+    case "TABLE_NOT_FOUND":
+      return (
+        "Questo tavolo non c'è più: il servizio non lo tiene (scaduto, o mai esistito). " +
+        "(This table is gone: the service no longer keeps it; it expired, or never was.)"
+      );
+    case "CAPABILITY_REVOKED":
+      return (
+        "Chi ha aperto il tavolo ha fatto un invito nuovo per questo posto: questo link non vale più e il tavolo " +
+        "non si aggiorna qui. Chiedigli il link nuovo. (The table's owner made a new invite for this place: this " +
+        "link no longer works and the table stopped here. Ask them for the new link.)"
+      );
+    default:
+      return (
+        "Questo invito non vale più: chi ha aperto il tavolo può averne fatto uno nuovo. Chiedigli il link nuovo. " +
+        "(This invite no longer works: the table's owner may have made a new one; ask for the new link.)"
+      );
+  }
 }

@@ -19,12 +19,14 @@ from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_header,
     check_length,
     check_seat,
     check_seats,
     invalid,
+    table_card_key,
 )
 
 _PACK = Pack("ITALIAN 40-card", ITALIAN_40)
@@ -37,10 +39,26 @@ def check_state(state: SaltacavalloState) -> None:
     n = check_header(state, SaltacavalloRules, 2, MAX_SEATS)
     if n < rules.min_seats:
         raise invalid("state.names", f"{n} seats; these rules seat {rules.min_seats}..{MAX_SEATS}")
-    lives, hand, chips = state.lives, state.hand, state.chips
-    check_length("state.lives", lives, n)
-    check_length("state.hand", hand, n)
-    coin = rules.coin
+    check_length("state.lives", state.lives, n)
+    check_length("state.hand", state.hand, n)
+    _check_lives_and_pot(state, rules, n)
+    check_seat("state.dealer", state.dealer, n)
+    _check_counters(state, n)
+    if state.phase is _OVER:
+        if not state.winners:
+            raise invalid("state.winners", "the game is over but nobody won")
+    else:
+        _check_game_on(state, rules, n)
+    _check_turn(state, n)
+    if state.phase is _PLAY or state.phase is _DEALER:
+        _check_hand_in_play(state, n)
+    check_cards(state, _PACK, rules.reshuffle is _EVERY_HAND and state.hands > 0, _keys, _piles)
+
+
+def _check_lives_and_pot(state: SaltacavalloState, rules: SaltacavalloRules, n: int) -> None:
+    """Lives are never negative and only move or vanish; each seat's chips cover its lives; the pot holds one
+    coin per life lost, and nothing once the game is over."""
+    lives, chips, coin = state.lives, state.chips, rules.coin
     for s in range(n):
         left = lives[s]
         if left < 0:
@@ -50,12 +68,14 @@ def check_state(state: SaltacavalloState) -> None:
     lost = n * rules.lives - sum(lives)
     if lost < 0:
         raise invalid("state.lives", f"{sum(lives)} lives in all; {n} seats started with {n * rules.lives}")
-    phase, dealer, turn = state.phase, state.dealer, state.turn
-    over = phase is _OVER
+    over = state.phase is _OVER
     if state.pot != (0 if over else lost * coin):
         should = "nothing once the game is over" if over else f"{lost} lost lives of {coin}"
         raise invalid("state.pot", f"{state.pot}; it holds {should}")
-    check_seat("state.dealer", dealer, n)
+
+
+def _check_counters(state: SaltacavalloState, n: int) -> None:
+    """``hands`` is not negative; the losers, the revived and the winners are seats."""
     if state.hands < 0:
         raise invalid("state.hands", f"{state.hands} is negative")
     if state.losers:
@@ -64,43 +84,52 @@ def check_state(state: SaltacavalloState) -> None:
         check_seats("state.revived", state.revived, n)
     if state.winners:
         check_seats("state.winners", state.winners, n)
-    if over:
-        if not state.winners:
-            raise invalid("state.winners", "the game is over but nobody won")
-    else:
-        alive = n - lives.count(0)
-        least = 3 if rules.end_at_two_split else 2
-        if alive < least:
-            raise invalid("state.lives", f"{alive} seat(s) alive; the game goes on only with {least} or more")
-        if not lives[dealer]:
-            raise invalid("state.dealer", f"seat {dealer} deals but has no life")
-        if state.winners:
-            raise invalid("state.winners", "winners before the game is over")
-    if phase is _PLAY:
-        check_seat("state.turn", turn, n)
-        held = hand[turn]
-        if turn == dealer or not lives[turn] or held is None or held.seen_by.everyone:
-            raise invalid("state.turn", f"seat {turn} is not a living player holding a face-down card")
-    elif turn != -1:
-        raise invalid("state.turn", f"{turn}; only PLAY has a seat to act, so -1")
-    if phase is _PLAY or phase is _DEALER:
-        if state.revived:
-            raise invalid("state.revived", "revivals happen only between hands")
-        for s in range(n):
-            held = hand[s]
-            if (held is None) is bool(lives[s]):
-                what = "is alive without a card" if held is None else "is dead but holds a card"
-                raise invalid(f"state.hand[{s}]", f"seat {s} {what}")
-            if phase is _DEALER and held is not None and not held.seen_by.everyone:
-                raise invalid(f"state.hand[{s}]", "a face-down card when the dealer plays (every card is up)")
-    whole = rules.reshuffle is _EVERY_HAND and state.hands > 0
-    check_cards(state, _PACK, whole, _keys, _piles)
+
+
+def _check_game_on(state: SaltacavalloState, rules: SaltacavalloRules, n: int) -> None:
+    """Until the game is over: enough seats alive, the dealer among them, and no winners."""
+    lives = state.lives
+    alive = n - lives.count(0)
+    least = 3 if rules.end_at_two_split else 2
+    if alive < least:
+        raise invalid("state.lives", f"{alive} seat(s) alive; the game goes on only with {least} or more")
+    if not lives[state.dealer]:
+        raise invalid("state.dealer", f"seat {state.dealer} deals but has no life")
+    if state.winners:
+        raise invalid("state.winners", "winners before the game is over")
+
+
+def _check_turn(state: SaltacavalloState, n: int) -> None:
+    """In PLAY a living seat other than the dealer, holding a face-down card; else -1."""
+    turn = state.turn
+    if state.phase is not _PLAY:
+        if turn != -1:
+            raise invalid("state.turn", f"{turn}; only PLAY has a seat to act, so -1")
+        return
+    check_seat("state.turn", turn, n)
+    held = state.hand[turn]
+    if turn == state.dealer or not state.lives[turn] or held is None or held.seen_by.everyone:
+        raise invalid("state.turn", f"seat {turn} is not a living player holding a face-down card")
+
+
+def _check_hand_in_play(state: SaltacavalloState, n: int) -> None:
+    """PLAY and DEALER: no revivals; exactly the living seats hold a card, every one face up in DEALER."""
+    if state.revived:
+        raise invalid("state.revived", "revivals happen only between hands")
+    lives, hand, dealer_plays = state.lives, state.hand, state.phase is _DEALER
+    for s in range(n):
+        held = hand[s]
+        if (held is None) is bool(lives[s]):
+            what = "is alive without a card" if held is None else "is dead but holds a card"
+            raise invalid(f"state.hand[{s}]", f"seat {s} {what}")
+        if dealer_plays and held is not None and not held.seen_by.everyone:
+            raise invalid(f"state.hand[{s}]", "a face-down card when the dealer plays (every card is up)")
 
 
 def _keys(state: SaltacavalloState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
-    keys += [tc.card._key for tc in state.hand if tc is not None]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.discards)
+    keys += map(table_card_key, [held for held in state.hand if held is not None])
     return keys
 
 

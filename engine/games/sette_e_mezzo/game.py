@@ -1,4 +1,5 @@
-"""Sette e mezzo as a :class:`~engine.game.Game`: the table, the legal moves, one action, the view."""
+"""Sette e mezzo (RULES.md §1) as a :class:`~engine.game.Game`: the table, what a seat may do, one action handed
+to its step (:mod:`.deal`, :mod:`.turns`, :mod:`.showdown`), the view."""
 
 from __future__ import annotations
 
@@ -8,22 +9,23 @@ from typing import ClassVar
 
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
+from mazziere.engine.events import GAME_OVER
 from mazziere.engine.game import Game
-from mazziere.engine.games.sette_e_mezzo import validate
-from mazziere.engine.games.sette_e_mezzo.flow import Hand
+from mazziere.engine.games.sette_e_mezzo import events, validate
+from mazziere.engine.games.sette_e_mezzo.deal import choose_bank, deal
 from mazziere.engine.games.sette_e_mezzo.points import scoring
-from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, FirstBank, SetteEMezzoRules
+from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, SetteEMezzoRules
 from mazziere.engine.games.sette_e_mezzo.state import (
     Phase,
     SeatHand,
     SeatView,
     SetteEMezzoState,
     SetteEMezzoView,
-    Status,
 )
-from mazziere.engine.seats import first_dealer
-from mazziere.engine.table import Action, Event, EventKind, LegalAction, Outcome, Seat
-from mazziere.engine.visibility import PUBLIC, TableCard, Viewer, face_up
+from mazziere.engine.games.sette_e_mezzo.turns import bank_hit, bank_stands, burn, hit, stake, stand
+from mazziere.engine.step import Step
+from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
+from mazziere.engine.visibility import Viewer
 
 DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN = "DEAL", "STAKE", "HIT", "HIT_HIDDEN", "STAND", "BURN"
 _DEAL = (LegalAction(DEAL),)
@@ -49,16 +51,10 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
                 Reason.INVALID_SEATS,
                 f"sette e mezzo under these rules seats {rules.min_seats}..{rules.max_seats}, bank included; got {n}",
             )
-        events: list[Event] = []
-        dealing = Dealing.opening(seed, events)
-        if rules.first_bank is FirstBank.HIGHEST_CARD:
-            bank = _highest_card(rules, n, dealing)
-        else:
-            fixed = rules.first_bank_seat if rules.first_bank is FirstBank.SEAT else None
-            if fixed is not None and fixed >= n:
-                raise Rejected(Reason.INVALID_OPTION, f"first_bank_seat {fixed} is not at this table")
-            bank = first_dealer(n, dealing, fixed)
-        events.append(Event(EventKind.FIRST_BANK, seat=bank))
+        told: list[Event] = []
+        dealing = Dealing.opening(seed, told)
+        bank = choose_bank(rules, n, dealing)
+        told.append(Event(events.FIRST_BANK, seat=bank))
         chips = tuple(s.chips for s in seats)
         over = not any(c >= rules.min_stake for s, c in enumerate(chips) if s != bank)
         state = SetteEMezzoState.opening(
@@ -81,8 +77,8 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             bank_points=None,
         )
         if over:
-            events.append(Event(EventKind.GAME_OVER))
-        return Outcome(state, tuple(events))
+            told.append(Event(GAME_OVER))
+        return Outcome(state, tuple(told))
 
     # -- what a seat may do ------------------------------------------------------------------------
 
@@ -114,34 +110,19 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
     # -- one action --------------------------------------------------------------------------------
 
     def play(self, state: SetteEMezzoState, action: Action) -> Outcome:
-        w = Hand(state)
         kind, seat = action.kind, action.seat
+        step = Step(state)
         if state.phase is Phase.BANK:
-            if kind == HIT:
-                w.bank_hit()
-            else:
-                w.bank_stands()
-        elif kind in (HIT, HIT_HIDDEN):
-            _raise(w, seat, action.amount)
-            if kind == HIT_HIDDEN:  # SM-9 option: the hidden card goes up, the new one down
-                w.reveal(seat)
-            tc = w.give(seat, w.draw(), hidden=kind == HIT_HIDDEN)
-            w.event(EventKind[kind], seat=seat, cards=(tc,), amount=action.amount)
-            w.after_card(seat)
-        elif kind == STAND:
-            _raise(w, seat, action.amount)
-            w.set_status(seat, Status.STOOD)
-            w.event(EventKind.STOOD, seat=seat, amount=action.amount)
-            w.next_player(seat)
-        elif kind == STAKE:
-            w.set_status(seat, Status.PLAYING, stake=action.amount)
-            w.event(EventKind.STAKED, seat=seat, amount=action.amount)
-            w.phase = Phase.DECIDE
-        elif kind == BURN:
-            _burn(w, seat)
-        else:  # DEAL
-            w.deal()
-        return w.freeze()
+            return bank_hit(step) if kind == HIT else bank_stands(step)
+        if kind in (HIT, HIT_HIDDEN):
+            return hit(step, seat, action.amount, hidden=kind == HIT_HIDDEN)
+        if kind == STAND:
+            return stand(step, seat, action.amount)
+        if kind == STAKE:
+            return stake(step, seat, action.amount)
+        if kind == BURN:
+            return burn(step, seat)
+        return deal(step)
 
     # -- what a seat may see -----------------------------------------------------------------------
 
@@ -214,47 +195,3 @@ def _can_burn(state: SetteEMezzoState, h: SeatHand) -> bool:
     if rules.burn_when is BurnWhen.FIRST_CARD and len(h.cards) != 1:
         return False
     return scoring(rules).burnable(h.cards[-1].card)  # type: ignore[arg-type]
-
-
-def _raise(w: Hand, seat: int, amount: int) -> None:
-    """SM-8 ``raise_on_decision``: the amount of a hit or stand adds to the stake."""
-    if amount:
-        h = w.hands[seat]
-        w.hands[seat] = SeatHand(h.cards, h.stake + amount, h.status, h.points, h.burned)
-
-
-def _burn(w: Hand, seat: int) -> None:
-    """SM-20: the card is shown and discarded; a replacement comes with the same face."""
-    h = w.hands[seat]
-    old = h.cards[-1]
-    new = w.draw()
-    shown = TableCard(old.card, PUBLIC)
-    w.hands[seat] = SeatHand(h.cards, h.stake, h.status, h.points, (*h.burned, shown))
-    w.event(EventKind.BURNED, seat=seat, cards=(shown,))
-    tc = w.give(seat, new, hidden=not old.seen_by.everyone, replace=True)
-    w.event(EventKind.REPLACED, seat=seat, cards=(tc,))
-    if w.phase is Phase.DECIDE:
-        w.after_card(seat)
-
-
-def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
-    """SM-6 HIGHEST_CARD (S000): each seat draws a card face up; the highest rank deals; ties draw again from a
-    fresh pack once the pack is spent. Every card is face up: the packs are revealed at once."""
-    sc = scoring(rules)
-    deck = dealing.shuffle(sc.pack)
-    contenders = list(range(n))
-    i = 0
-    while len(contenders) > 1:
-        drawn = []
-        for s in contenders:
-            if i == len(deck):
-                deck, i = dealing.shuffle(sc.pack), 0
-            card = deck[i]
-            dealing.took(deck[i:])
-            i += 1
-            drawn.append((card.rank, s))
-            dealing.tell(Event(EventKind.DREW, seat=s, cards=(face_up(card),)))
-        top = max(r for r, _ in drawn)
-        contenders = [s for r, s in drawn if r == top]
-    dealing.reveal(keep_current=False)
-    return contenders[0]

@@ -16,15 +16,17 @@ from __future__ import annotations
 from mazziere.engine.cards import FRENCH_40, ITALIAN_40
 from mazziere.engine.games.sette_e_mezzo.rules import Pack as PackName
 from mazziere.engine.games.sette_e_mezzo.rules import SetteEMezzoRules
-from mazziere.engine.games.sette_e_mezzo.state import Phase, SetteEMezzoState, Status
+from mazziere.engine.games.sette_e_mezzo.state import Phase, SeatHand, SetteEMezzoState, Status
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_header,
     check_length,
     check_seat,
     invalid,
+    table_card_key,
 )
 
 _PACKS = {PackName.ITALIAN: Pack("ITALIAN 40-card", ITALIAN_40), PackName.FRENCH: Pack("FRENCH 40-card", FRENCH_40)}
@@ -37,17 +39,28 @@ _IN_HAND = (_STAKE, _DECIDE, _BANK)
 def check_state(state: SetteEMezzoState) -> None:
     rules: SetteEMezzoRules = state.rules
     n = check_header(state, SetteEMezzoRules, 2, 12)
+    _check_table(state, rules, n)
+    _check_hands(state.hands, rules.max_stake)
+    _check_turn(state, n)
+    for i, r in enumerate(state.results):
+        check_seat(f"state.results[{i}].seat", r.seat, n)
+    _check_cards(state, rules)
+
+
+def _check_table(state: SetteEMezzoState, rules: SetteEMezzoRules, n: int) -> None:
+    """The seats the profile allows, one hand each, the bank a seat, the pot never used, the hands counted."""
     if not rules.min_seats <= n <= rules.max_seats:
         raise invalid("state.names", f"{n} seats; these rules seat {rules.min_seats}..{rules.max_seats}")
     if state.pot:
         raise invalid("state.pot", f"{state.pot}; sette e mezzo never puts chips in the pot")
-    hands = state.hands
-    check_length("state.hands", hands, n)
-    bank, turn, phase = state.bank, state.turn, state.phase
-    check_seat("state.bank", bank, n)
+    check_length("state.hands", state.hands, n)
+    check_seat("state.bank", state.bank, n)
     if state.hand_number < 0:
         raise invalid("state.hand_number", f"{state.hand_number} is negative")
-    max_stake = rules.max_stake
+
+
+def _check_hands(hands: tuple[SeatHand, ...], max_stake: int) -> None:
+    """A seat holds cards exactly when it was dealt in, burned cards only then, and a stake within the limit."""
     for s, h in enumerate(hands):
         if (h.status is _OUT) is bool(h.cards):
             what = "holds cards but is OUT" if h.cards else f"is {h.status.value} without a card"
@@ -56,38 +69,52 @@ def check_state(state: SetteEMezzoState) -> None:
             raise invalid(f"state.hands[{s}].burned", "burned cards of a seat not dealt in")
         if not 0 <= h.stake <= max_stake:
             raise invalid(f"state.hands[{s}].stake", f"{h.stake} is outside 0..{max_stake}")
+
+
+def _check_turn(state: SetteEMezzoState, n: int) -> None:
+    """-1 once the game is over; else the bank between hands and in its turn, otherwise a player whose status
+    fits the phase; while a hand is played the bank holds a card."""
+    turn, phase, bank, hands = state.turn, state.phase, state.bank, state.hands
     if phase is _OVER:
         if turn != -1:
             raise invalid("state.turn", f"{turn}; the game is over, so -1")
+        return
+    check_seat("state.turn", turn, n)
+    if phase is _WAIT_DEAL or phase is _BANK:
+        if turn != bank:
+            raise invalid("state.turn", f"{turn}; in {phase.value} the bank ({bank}) acts")
     else:
-        check_seat("state.turn", turn, n)
-        if phase is _WAIT_DEAL or phase is _BANK:
-            if turn != bank:
-                raise invalid("state.turn", f"{turn}; in {phase.value} the bank ({bank}) acts")
-        else:
-            if turn == bank:
-                raise invalid("state.turn", f"{turn} is the bank; in {phase.value} a player acts")
-            need = _WAITING if phase is _STAKE else _PLAYING
-            if hands[turn].status is not need:
-                raise invalid(
-                    f"state.hands[{turn}].status", f"{hands[turn].status.value}; in {phase.value} it is {need.value}"
-                )
-        if phase in _IN_HAND and not hands[bank].cards:
-            raise invalid(f"state.hands[{bank}]", "the bank holds no card while a hand is played")
-    for i, r in enumerate(state.results):
-        check_seat(f"state.results[{i}].seat", r.seat, n)
-    pack = _PACKS[rules.pack]
+        _check_players_turn(state, turn)
+    if phase in _IN_HAND and not hands[bank].cards:
+        raise invalid(f"state.hands[{bank}]", "the bank holds no card while a hand is played")
+
+
+def _check_players_turn(state: SetteEMezzoState, turn: int) -> None:
+    """STAKE and DECIDE: a player other than the bank acts, WAITING to stake, PLAYING to decide."""
+    phase, status = state.phase, state.hands[turn].status
+    if turn == state.bank:
+        raise invalid("state.turn", f"{turn} is the bank; in {phase.value} a player acts")
+    need = _WAITING if phase is _STAKE else _PLAYING
+    if status is not need:
+        raise invalid(f"state.hands[{turn}].status", f"{status.value}; in {phase.value} it is {need.value}")
+
+
+def _check_cards(state: SetteEMezzoState, rules: SetteEMezzoRules) -> None:
+    """None before the first deal; from it on, every card of the pack exactly once."""
     if state.hand_number == 0:
-        if state.stock or state.discards or any(h.cards for h in hands):
+        if state.stock or state.discards or any(h.cards for h in state.hands):
             raise invalid("state", "cards on the table before the first deal (hand_number 0)")
         return
-    check_cards(state, pack, True, _keys, _piles)
+    check_cards(state, _PACKS[rules.pack], True, _keys, _piles)
 
 
 def _keys(state: SetteEMezzoState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.discards]  # type: ignore[union-attr]
-    keys += [tc.card._key for h in state.hands for tc in (*h.cards, *h.burned)]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.discards)
+    for hand in state.hands:
+        keys += map(table_card_key, hand.cards)
+        if hand.burned:
+            keys += map(table_card_key, hand.burned)
     return keys
 
 

@@ -64,31 +64,62 @@ def card_order(card: Card) -> int:
 
 
 def evaluate(cards: Sequence[Card], tris_by_points: bool = False) -> HandKey:
-    """The key of a hand, computed from the rules (the tables below are built with it)."""
+    """The key of a hand, computed from the rules (the tables below are built with it): the first class it is."""
+    return _trentuno(cards) or _tris(cards, tris_by_points) or _joker_tris(cards) or _suit_sum(cards)
+
+
+def _orders(cards: Sequence[Card]) -> list[int]:
+    return sorted((card_order(x) for x in cards), reverse=True)
+
+
+def _trentuno(cards: Sequence[Card]) -> HandKey | None:
+    """TR-5: an ace and two 10-point cards of one suit."""
     a, b, c = cards
-    orders = sorted((card_order(x) for x in cards), reverse=True)
     if a.suit == b.suit == c.suit and sorted(card_value(x) for x in cards) == [10, 10, 11]:
+        orders = _orders(cards)
         return (TRENTUNO, 31, orders[1], orders[2], 0)
+    return None
+
+
+def _tris(cards: Sequence[Card], tris_by_points: bool) -> HandKey | None:
+    """TR-8: three of a rank, or (``tris_by_points``) of a value."""
+    a, b, c = cards
     if tris_by_points:
         if card_value(a) == card_value(b) == card_value(c):
+            orders = _orders(cards)
             return (TRIS, card_value(a), orders[0], orders[1], orders[2])
     elif a.rank == b.rank == c.rank:
         return (TRIS, card_order(a), 0, 0, 0)
+    return None
+
+
+def _joker_tris(cards: Sequence[Card]) -> HandKey | None:
+    """TR-8: a pair and the jack of clubs (not three jacks)."""
     if JACK_OF_CLUBS in cards:
         x, y = (z for z in cards if z != JACK_OF_CLUBS)
         if x.rank == y.rank and x.rank != JACK_OF_CLUBS.rank:
             return (JOKER_TRIS, card_order(x), 0, 0, 0)
+    return None
+
+
+def _suit_sum(cards: Sequence[Card]) -> HandKey:
+    """TR-12: the best sum of one suit's cards, then those cards' ranks, then the others', high to low."""
+    total, counting, suit = _best_suit(cards)
+    rest = _orders([x for x in cards if x.suit != suit])
+    counted = (*counting, *rest)
+    return (SUIT_SUM, total, counted[0], counted[1], counted[2])
+
+
+def _best_suit(cards: Sequence[Card]) -> tuple[int, list[int], Suit]:
+    """The suit whose cards sum highest (then rank highest, the first such suit): the sum, the ranks, the suit."""
     best: tuple[int, list[int], Suit] | None = None
     for suit in dict.fromkeys(x.suit for x in cards):
         mine = [x for x in cards if x.suit == suit]
-        score = (sum(card_value(x) for x in mine), sorted((card_order(x) for x in mine), reverse=True), suit)
+        score = (sum(card_value(x) for x in mine), _orders(mine), suit)
         if best is None or score[:2] > best[:2]:
             best = score
     assert best is not None
-    total, counting, suit = best
-    rest = sorted((card_order(x) for x in cards if x.suit != suit), reverse=True)
-    counted = (*counting, *rest)
-    return (SUIT_SUM, total, counted[0], counted[1], counted[2])
+    return best
 
 
 _INDEX: dict[Card, int] = {card: i for i, card in enumerate(FRENCH_32)}

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from mazziere.engine.cards import FRENCH_32
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, Scoring, TrentunoRules
-from mazziere.engine.games.trentuno.state import Phase, TrentunoState
+from mazziere.engine.games.trentuno.state import DealResult, Phase, TrentunoState
 from mazziere.engine.validate import (
     Pack,
     Piles,
+    card_key,
     check_cards,
     check_chips_not_negative,
     check_header,
@@ -28,6 +29,7 @@ from mazziere.engine.validate import (
     check_seat,
     check_seats,
     invalid,
+    table_card_key,
 )
 
 _PACK = Pack("FRENCH 32-card", FRENCH_32)
@@ -39,9 +41,21 @@ def check_state(state: TrentunoState) -> None:
     rules: TrentunoRules = state.rules
     n = check_header(state, TrentunoRules, MIN_SEATS, MAX_SEATS)
     check_chips_not_negative(state.chips)
-    hands, lives, in_deal = state.hands, state.lives, state.in_deal
-    check_length("state.hands", hands, n)
+    check_length("state.hands", state.hands, n)
     by_lives = rules.scoring is _LIVES
+    _check_lives(state.lives, rules, by_lives, n)
+    _check_counters(state, n)
+    if state.phase is _PLAYING:
+        _check_playing(state, rules, by_lives, n)
+    else:
+        _check_between_deals(state, rules, by_lives)
+    if state.result is not None:
+        _check_result(state.result, n)
+    _check_cards(state, n)
+
+
+def _check_lives(lives: tuple[int, ...], rules: TrentunoRules, by_lives: bool, n: int) -> None:
+    """LIVES scoring: one entry per seat, each within 0..``lives``; POT scoring: none."""
     if by_lives:
         check_length("state.lives", lives, n)
         if not 0 <= min(lives) <= max(lives) <= rules.lives:
@@ -49,8 +63,12 @@ def check_state(state: TrentunoState) -> None:
             raise invalid(f"state.lives[{s}]", f"{lives[s]} is outside 0..{rules.lives}")
     elif lives:
         raise invalid("state.lives", "lives in POT scoring")
-    dealer, phase, turn = state.dealer, state.phase, state.turn
-    check_seat("state.dealer", dealer, n)
+
+
+def _check_counters(state: TrentunoState, n: int) -> None:
+    """The dealer is a seat; ``deals`` and ``rounds`` are not negative; ``in_deal`` lists seats in ascending order."""
+    in_deal = state.in_deal
+    check_seat("state.dealer", state.dealer, n)
     if state.deals < 0:
         raise invalid("state.deals", f"{state.deals} is negative")
     if state.rounds < 0:
@@ -59,67 +77,100 @@ def check_state(state: TrentunoState) -> None:
         check_seats("state.in_deal", in_deal, n)
         if len(set(in_deal)) != len(in_deal) or list(in_deal) != sorted(in_deal):
             raise invalid("state.in_deal", f"{list(in_deal)} is not in ascending order without repeats")
-    dealt = state.deals > 0
-    if phase is _PLAYING:
-        if not dealt:
-            raise invalid("state.phase", "PLAYING before the first deal")
-        if len(in_deal) < (2 if by_lives else MIN_SEATS):
-            raise invalid("state.in_deal", f"{len(in_deal)} seat(s) dealt in; too few to play")
-        if dealer not in in_deal:
-            raise invalid("state.dealer", f"seat {dealer} deals but is not dealt in")
-        if turn is None or turn not in in_deal:
-            raise invalid("state.turn", f"{turn} is not a seat dealt in")
-        if not 0 <= state.rounds <= rules.max_rounds:
-            raise invalid("state.rounds", f"{state.rounds} is outside 0..{rules.max_rounds}")
-        if state.rounds == rules.max_rounds and state.stopper is None:
-            raise invalid("state.rounds", f"{state.rounds} rounds played and no last round (TR-14)")
-        if (state.stopper is None) is not (state.closing is None):
-            raise invalid("state.closing", "a last round needs both the seat that opened it and how")
-        if state.stopper is not None:
-            check_seat("state.stopper", state.stopper, n)
-            if not state.last_left or state.last_left[0] != turn:
-                raise invalid("state.last_left", f"{list(state.last_left)}: the seat to act ({turn}) is not first")
-            if not set(state.last_left) <= set(in_deal):
-                raise invalid("state.last_left", f"{list(state.last_left)} names seats not dealt in")
-        elif state.last_left:
-            raise invalid("state.last_left", "seats owed a last turn, but nobody opened the last round")
-        if state.result is not None:
-            raise invalid("state.result", "a deal's result while the deal is played")
-    else:
-        if turn is not None:
-            raise invalid("state.turn", f"{turn}; nobody acts in {phase.value}, so null")
-        if state.last_left:
-            raise invalid("state.last_left", f"seats owed a last turn in {phase.value}")
-        if (state.result is None) is dealt:
-            what = "no result after a deal" if dealt else "a result before the first deal"
-            raise invalid("state.result", what)
-        if phase is _WAITING:
-            _check_next_deal(state, rules, by_lives)
-        elif not dealt:
-            raise invalid("state.phase", "OVER before the first deal")
-    result = state.result
-    if result is not None:
-        check_length("state.result.kinds", result.kinds, n)
-        check_length("state.result.points", result.points, n)
-        check_seats("state.result.winners", result.winners, n)
-        check_seats("state.result.losers", result.losers, n)
-        if not result.winners:
-            raise invalid("state.result.winners", "a deal without a winner")
-    if not dealt:
-        if state.stock or state.widow or any(hands):
+
+
+def _check_playing(state: TrentunoState, rules: TrentunoRules, by_lives: bool, n: int) -> None:
+    """PLAYING: after a deal, enough seats dealt in with the dealer and the seat to act among them, the rounds
+    within the limit, the last round as it was opened, and no result yet."""
+    in_deal, turn = state.in_deal, state.turn
+    if state.deals <= 0:
+        raise invalid("state.phase", "PLAYING before the first deal")
+    if len(in_deal) < (2 if by_lives else MIN_SEATS):
+        raise invalid("state.in_deal", f"{len(in_deal)} seat(s) dealt in; too few to play")
+    if state.dealer not in in_deal:
+        raise invalid("state.dealer", f"seat {state.dealer} deals but is not dealt in")
+    if turn is None or turn not in in_deal:
+        raise invalid("state.turn", f"{turn} is not a seat dealt in")
+    _check_rounds(state, rules.max_rounds)
+    _check_last_round(state, n)
+    if state.result is not None:
+        raise invalid("state.result", "a deal's result while the deal is played")
+
+
+def _check_rounds(state: TrentunoState, max_rounds: int) -> None:
+    """TR-14: at most ``max_rounds`` rounds, and once they are played the last round is on."""
+    if not 0 <= state.rounds <= max_rounds:
+        raise invalid("state.rounds", f"{state.rounds} is outside 0..{max_rounds}")
+    if state.rounds == max_rounds and state.stopper is None:
+        raise invalid("state.rounds", f"{state.rounds} rounds played and no last round (TR-14)")
+
+
+def _check_last_round(state: TrentunoState, n: int) -> None:
+    """The seat that opened the last round and how, set together; the seats owed a turn, the one to act first."""
+    last_left, turn = state.last_left, state.turn
+    if (state.stopper is None) is not (state.closing is None):
+        raise invalid("state.closing", "a last round needs both the seat that opened it and how")
+    if state.stopper is not None:
+        check_seat("state.stopper", state.stopper, n)
+        if not last_left or last_left[0] != turn:
+            raise invalid("state.last_left", f"{list(last_left)}: the seat to act ({turn}) is not first")
+        if not set(last_left) <= set(state.in_deal):
+            raise invalid("state.last_left", f"{list(last_left)} names seats not dealt in")
+    elif last_left:
+        raise invalid("state.last_left", "seats owed a last turn, but nobody opened the last round")
+
+
+def _check_between_deals(state: TrentunoState, rules: TrentunoRules, by_lives: bool) -> None:
+    """WAITING and OVER: nobody's turn, no last turn owed, a result exactly after a deal; WAITING, a next deal
+    that can be dealt; OVER, only after a deal."""
+    phase, dealt = state.phase, state.deals > 0
+    if state.turn is not None:
+        raise invalid("state.turn", f"{state.turn}; nobody acts in {phase.value}, so null")
+    if state.last_left:
+        raise invalid("state.last_left", f"seats owed a last turn in {phase.value}")
+    if (state.result is None) is dealt:
+        what = "no result after a deal" if dealt else "a result before the first deal"
+        raise invalid("state.result", what)
+    if phase is _WAITING:
+        _check_next_deal(state, rules, by_lives)
+    elif not dealt:
+        raise invalid("state.phase", "OVER before the first deal")
+
+
+def _check_result(result: DealResult, n: int) -> None:
+    """A deal's result has one entry per seat and names seats, with a winner."""
+    check_length("state.result.kinds", result.kinds, n)
+    check_length("state.result.points", result.points, n)
+    check_seats("state.result.winners", result.winners, n)
+    check_seats("state.result.losers", result.losers, n)
+    if not result.winners:
+        raise invalid("state.result.winners", "a deal without a winner")
+
+
+def _check_cards(state: TrentunoState, n: int) -> None:
+    """None before the first deal; from it on three cards per seat dealt in and in the widow, and every card of
+    the pack exactly once."""
+    if state.deals <= 0:
+        if state.stock or state.widow or any(state.hands):
             raise invalid("state", "cards on the table before the first deal (deals 0)")
         return
+    _check_dealt_hands(state, n)
+    check_cards(state, _PACK, True, _keys, _piles)
+
+
+def _check_dealt_hands(state: TrentunoState, n: int) -> None:
+    """Three cards in the widow and in the hand of each seat dealt in; none for the others."""
+    hands, in_deal = state.hands, state.in_deal
     if len(state.widow) != 3:
         raise invalid("state.widow", f"{len(state.widow)} cards; the widow holds 3")
     if sum(map(len, hands)) != 3 * len(in_deal) or any(len(hands[s]) != 3 for s in in_deal):
         s = next(s for s in range(n) if len(hands[s]) != (3 if s in in_deal else 0))
         what = "dealt in" if s in in_deal else "not dealt in"
         raise invalid(f"state.hands[{s}]", f"{len(hands[s])} cards for a seat {what}")
-    check_cards(state, _PACK, True, _keys, _piles)
 
 
 def _check_next_deal(state: TrentunoState, rules: TrentunoRules, by_lives: bool) -> None:
-    """WAITING: the next deal takes in the dealer and enough seats (what ``Trentuno._deal`` relies on)."""
+    """WAITING: the next deal takes in the dealer and enough seats (what :func:`.deal.deal` relies on)."""
     if by_lives:
         players = [s for s, left in enumerate(state.lives) if left > 0]
     else:
@@ -131,9 +182,10 @@ def _check_next_deal(state: TrentunoState, rules: TrentunoRules, by_lives: bool)
 
 
 def _keys(state: TrentunoState) -> list[int]:
-    keys = [c._key for c in state.stock]
-    keys += [tc.card._key for tc in state.widow]  # type: ignore[union-attr]
-    keys += [tc.card._key for hand in state.hands for tc in hand]  # type: ignore[union-attr]
+    keys = list(map(card_key, state.stock))
+    keys += map(table_card_key, state.widow)
+    for hand in state.hands:
+        keys += map(table_card_key, hand)
     return keys
 
 

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version of the schema this code writes; a store migrates forward to it when opened."""
 SPECTATORS = "spectators"
 """The audience of the spectators (and the owner); a seat's audience is its number as text."""
@@ -38,6 +38,8 @@ class TableRecord:
     closed: bool = False
     created_ms: int = 0
     updated_ms: int = 0
+    owner: str = ""
+    """Who opened the table: a digest of its caller key (never an address), by which open tables are counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +52,9 @@ class Step:
     seen: Mapping[str, bytes]
 
 
-Listener = Callable[[str, int], Awaitable[None]]
-"""Told ``(table_id, seq)`` for every step applied by any host on the store (this one included)."""
+Listener = Callable[[str, int, str], Awaitable[None]]
+"""Told ``(table_id, seq, revoked)`` for every step applied by any host on the store (this one included), and for
+every capability reissued (``revoked``: the audience whose old capability stopped working; else empty)."""
 Missed = Callable[[], Awaitable[None]]
 """Told that the store may have missed notifications (its listening connection came back after a drop)."""
 
@@ -108,6 +111,14 @@ class Store(Protocol):
         """The token of the table changed last, closed or not; None if the store keeps no table."""
         ...
 
+    async def count_owned(self, owner: str) -> int:
+        """How many open (not closed) tables ``owner`` opened."""
+        ...
+
+    async def usage(self) -> tuple[int, int]:
+        """How many tables the store keeps (closed ones too) and how many bytes its tables take."""
+        ...
+
     async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
         """The latest ``seq`` of each of these tables the store keeps."""
         ...
@@ -117,8 +128,9 @@ class Store(Protocol):
         ``missed`` whenever notifications may have been lost meanwhile (then the listener catches up by itself)."""
         ...
 
-    async def notify(self, table_id: str, seq: int) -> None:
-        """Tell every listener (of every host on the store) that ``table_id`` reached ``seq``."""
+    async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
+        """Tell every listener (of every host on the store) that ``table_id`` reached ``seq``, or (``revoked``) that
+        the capability of that audience was reissued."""
         ...
 
     async def aclose(self) -> None:

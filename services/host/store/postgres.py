@@ -6,7 +6,8 @@ autocommit mode with explicit transactions). A move is one transaction: the cond
 ``SELECT ... FOR UPDATE SKIP LOCKED``, so two replicas claiming at once never get the same table.
 
 Every replica hears every step by LISTEN/NOTIFY on one channel, :data:`CHANNEL`, with the payload
-``"table_id:seq"`` (a later version may add ``:name=value`` fields, which this one ignores), on a connection
+``"table_id:seq"``, and every reissued capability with ``"table_id:seq:revoked=<audience>"`` (a later version may
+add other ``:name=value`` fields, which this one ignores), on a connection
 kept for listening alone: when it drops, the store connects again (waiting a little longer after each failure),
 listens on, and tells its host that notifications may have been lost meanwhile: the host reads the latest seq of
 every table it has watchers of, and they catch up from the log (:meth:`PostgresStore.steps`).
@@ -54,6 +55,16 @@ CLAIM = _SQL(
     "SELECT table_id, seq FROM claimed ORDER BY due_ms, table_id"
 )
 NOTIFY = "SELECT pg_notify(%s, %s)"
+USAGE = "SELECT " + " + ".join(f"pg_total_relation_size('{t}')" for t in ("tables", "capabilities", "steps", "seen"))
+
+
+async def _migrate(conn: Connection, statement: schema.Migration) -> None:
+    if isinstance(statement, schema.AddColumn):
+        rows = await (await conn.execute(schema.COLUMNS["postgresql"], (statement.table,))).fetchall()
+        if statement.column not in {row[0] for row in rows}:
+            await conn.execute(statement.sql)
+        return
+    await conn.execute(_SQL(statement))
 
 
 async def _append(conn: Connection, table_id: str, step: Step) -> None:
@@ -64,13 +75,25 @@ async def _append(conn: Connection, table_id: str, step: Step) -> None:
             await cursor.executemany(SQL.insert_seen, seen)
 
 
-def read_notification(payload: str) -> tuple[str, str]:
-    """A notification's table id and seq: ``<table_id>:<seq>``, then any ``:<name>=<value>`` fields a later version
-    adds, which this one ignores (so replicas of two versions side by side, in a rolling deploy, hear each other)."""
-    fields = payload.split(":")
-    while len(fields) > 2 and "=" in fields[-1]:
-        fields.pop()
-    return ":".join(fields[:-1]), fields[-1]
+REVOKED = "revoked"
+"""The field of a notification that names the audience whose capability was reissued."""
+
+
+def read_notification(payload: str) -> tuple[str, str, dict[str, str]]:
+    """A notification's table id, seq and fields: ``<table_id>:<seq>``, then any ``:<name>=<value>`` fields (this
+    version reads :data:`REVOKED`; one it does not know is kept and ignored, so replicas of two versions side by
+    side, in a rolling deploy, hear each other)."""
+    parts = payload.split(":")
+    fields: dict[str, str] = {}
+    while len(parts) > 2 and "=" in parts[-1]:
+        name, _, value = parts.pop().partition("=")
+        fields.setdefault(name, value)
+    return ":".join(parts[:-1]), parts[-1], fields
+
+
+def notification_payload(table_id: str, seq: int, revoked: str = "") -> str:
+    """The payload :func:`read_notification` reads."""
+    return f"{table_id}:{seq}:{REVOKED}={revoked}" if revoked else f"{table_id}:{seq}"
 
 
 class PostgresStore:
@@ -145,7 +168,7 @@ class PostgresStore:
                     await conn.execute(schema.INSERT_VERSION)
                     row = await (await conn.execute(schema.SELECT_VERSION)).fetchone()
                     for statement in schema.pending(row[0] if row else 0):
-                        await conn.execute(_SQL(statement))
+                        await _migrate(conn, statement)
                     await conn.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
                 self._ready = True
         return self
@@ -210,9 +233,22 @@ class PostgresStore:
             row = await (await conn.execute(SQL.latest_token)).fetchone()
             return bytes(row[0]) if row else None
 
-    async def notify(self, table_id: str, seq: int) -> None:
+    async def count_owned(self, owner: str) -> int:
+        async with self._transaction("count_owned") as conn:
+            row = await (await conn.execute(SQL.count_owned, (owner,))).fetchone()
+            return int(row[0]) if row else 0
+
+    async def usage(self) -> tuple[int, int]:
+        """The tables, and the bytes of the store's four tables with their indexes and TOAST (dead rows included
+        until vacuumed)."""
+        async with self._transaction("usage") as conn:
+            row = await (await conn.execute(SQL.count_all)).fetchone()
+            size = await (await conn.execute(USAGE)).fetchone()
+            return (int(row[0]) if row else 0), (int(size[0]) if size else 0)
+
+    async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
         async with self._transaction("notify") as conn:
-            await conn.execute(NOTIFY, (CHANNEL, f"{table_id}:{seq}"))
+            await conn.execute(NOTIFY, (CHANNEL, notification_payload(table_id, seq, revoked)))
 
     async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
         async with self._transaction("seqs") as conn:
@@ -280,13 +316,13 @@ class PostgresStore:
         """Pass on each notification; when none came for a while, check the server still answers (raises if not)."""
         while True:
             async for notification in conn.notifies(timeout=HEALTH_EVERY_S):
-                table_id, seq = read_notification(notification.payload)
+                table_id, seq, fields = read_notification(notification.payload)
                 if not table_id or not seq.isdigit():
                     log.warning("host_store_notification_unreadable", payload=notification.payload[:100])
                     continue
                 for listener in list(self._listeners):
                     try:
-                        await listener(table_id, int(seq))
+                        await listener(table_id, int(seq), fields.get(REVOKED, ""))
                     except Exception:
                         log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
             await asyncio.wait_for(conn.execute("SELECT 1"), HEALTH_TIMEOUT_S)

@@ -7,8 +7,8 @@ The tables:
 
 - ``schema_version``: one row, the version of the schema the database holds (:data:`SCHEMA_VERSION` once opened).
 - ``tables``: one row per table: its latest token and ``seq``, the seats' keys (a JSON list), the host's settings,
-  the turn timer (``due_ms``, 0: none), the timer's lease (``lease_owner``, ``lease_until_ms``), ``closed`` and
-  the times it was created and last changed.
+  the turn timer (``due_ms``, 0: none), the timer's lease (``lease_owner``, ``lease_until_ms``), ``closed``, the
+  times it was created and last changed, and who opened it (``owner``: a digest of its caller key; since version 2).
 - ``capabilities``: the digest of each audience's capability, keyed ``(table_id, audience)``.
 - ``steps``: the log, one row per applied step, keyed ``(table_id, seq)``: the action.
 - ``seen``: what each audience saw of each step, keyed ``(table_id, audience, seq)``, so Watch's resume reads one
@@ -27,7 +27,7 @@ from typing import Any
 
 from mazziere.services.host.store.base import SCHEMA_VERSION, Step, StoreError, TableRecord
 
-__all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "Dialect", "Statements"]
+__all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "AddColumn", "Dialect", "Migration", "Statements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,25 @@ class Dialect:
 SQLITE = Dialect("sqlite", "?", "BLOB")
 POSTGRES = Dialect("postgresql", "%s", "BYTEA")
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {
+
+@dataclass(frozen=True, slots=True)
+class AddColumn:
+    """A column a migration adds, if the table lacks it (SQLite has no ``ADD COLUMN IF NOT EXISTS``): each store
+    reads the table's columns (:data:`COLUMNS`) and runs :attr:`sql` only when this one is not among them."""
+
+    table: str
+    column: str
+    definition: str
+
+    @property
+    def sql(self) -> str:
+        return f"ALTER TABLE {self.table} ADD COLUMN {self.column} {self.definition}"
+
+
+Migration = str | AddColumn
+"""One statement of a migration: SQL that makes only what is missing, or a column added only if missing."""
+
+MIGRATIONS: dict[int, tuple[Migration, ...]] = {
     # Version 1, from an empty database (or one that lost a table: each statement makes only what is missing).
     1: (
         """CREATE TABLE IF NOT EXISTS tables (
@@ -87,6 +105,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         "CREATE INDEX IF NOT EXISTS seen_step ON seen (table_id, seq)",
     ),
+    # Version 2: who opened each table (a digest of its caller key), so open tables are counted per caller.
+    2: (
+        AddColumn("tables", "owner", "TEXT NOT NULL DEFAULT ''"),
+        "CREATE INDEX IF NOT EXISTS tables_owner ON tables (owner) WHERE NOT closed",
+    ),
 }
 """The statements that bring the schema from version ``n - 1`` to ``n``, by ``n``; a later version adds a key."""
 
@@ -100,7 +123,15 @@ SELECT_VERSION = "SELECT version FROM schema_version WHERE id = 1"
 UPDATE_VERSION = "UPDATE schema_version SET version = %s WHERE id = 1"
 
 
-def pending(version: int) -> list[str]:
+COLUMNS = {
+    "sqlite": "SELECT name FROM pragma_table_info(?)",
+    "postgresql": "SELECT column_name FROM information_schema.columns "
+    "WHERE table_schema = current_schema() AND table_name = %s",
+}
+"""The names of a table's columns, by dialect."""
+
+
+def pending(version: int) -> list[Migration]:
     """The statements that bring a database at ``version`` to :data:`SCHEMA_VERSION`, in order; the store runs them
     and :data:`UPDATE_VERSION` in the transaction that read the version."""
     if version > SCHEMA_VERSION:
@@ -113,11 +144,11 @@ def pending(version: int) -> list[str]:
 # The statements both stores run as they are (in their dialect).
 TABLE_COLUMNS = (
     "table_id, game, token, seq, seat_keys, settings, due_ms, lease_owner, lease_until_ms, closed, "
-    "created_ms, updated_ms"
+    "created_ms, updated_ms, owner"
 )
-INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, '', 0, %s, %s, %s)"
+INSERT_TABLE = f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, '', 0, %s, %s, %s, %s)"
 SELECT_TABLE = (
-    "SELECT table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms "
+    "SELECT table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner "
     "FROM tables WHERE table_id = %s"
 )
 SELECT_CAPABILITIES = "SELECT audience, digest FROM capabilities WHERE table_id = %s"
@@ -150,6 +181,8 @@ EXPIRE = "DELETE FROM tables WHERE updated_ms < %s"
 COUNT = "SELECT count(*) FROM tables WHERE NOT closed"
 # The table changed last, closed or not (its token tells the key the store's tables are sealed under).
 LATEST_TOKEN = "SELECT token FROM tables ORDER BY updated_ms DESC, table_id LIMIT 1"
+COUNT_OWNED = "SELECT count(*) FROM tables WHERE owner = %s AND NOT closed"
+COUNT_ALL = "SELECT count(*) FROM tables"
 
 
 def now_ms() -> int:
@@ -171,12 +204,13 @@ def table_row(table: TableRecord, now: int) -> tuple[object, ...]:
         table.closed,
         created,
         table.updated_ms or created,
+        table.owner,
     )
 
 
 def table_record(row: Sequence[Any], capabilities: Iterable[Sequence[Any]]) -> TableRecord:
     """The table from its row (:data:`SELECT_TABLE`) and its capabilities' rows (:data:`SELECT_CAPABILITIES`)."""
-    table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms = row
+    table_id, game, token, seq, seat_keys, settings, due_ms, closed, created_ms, updated_ms, owner = row
     return TableRecord(
         table_id=table_id,
         game=game,
@@ -189,6 +223,7 @@ def table_record(row: Sequence[Any], capabilities: Iterable[Sequence[Any]]) -> T
         closed=bool(closed),
         created_ms=created_ms,
         updated_ms=updated_ms,
+        owner=owner,
     )
 
 
@@ -216,6 +251,8 @@ class Statements:
     count: str
     select_seq: str
     latest_token: str
+    count_owned: str
+    count_all: str
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -234,5 +271,7 @@ class Statements:
             COUNT,
             SELECT_SEQ,
             LATEST_TOKEN,
+            COUNT_OWNED,
+            COUNT_ALL,
         )
         return cls(*(dialect.sql(text) for text in texts))

@@ -6,7 +6,8 @@ on disk (the log synced) when its call returns, so neither a killed host nor a l
 players were answered; at a move's pace (people's turns) the one sync per step costs nothing that shows.
 
 One host process only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
-second host on the same file refuses to start. Listeners hear this host's notifications (there is no other).
+second host on the same file refuses to start. Listeners hear this host's notifications (there is no other): its
+steps, and its reissued capabilities.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _SQL = schema.SQLITE.sql
 SQL = schema.Statements.of(schema.SQLITE)
 DUE = _SQL("SELECT table_id, seq " + schema.DUE)
 LEASE = _SQL(schema.LEASE)
+PAGES = ("page_count", "freelist_count", "page_size")
 
 
 @contextmanager
@@ -47,6 +49,15 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     finally:
         if db.in_transaction:
             db.execute("ROLLBACK")
+
+
+def _migrate(db: sqlite3.Connection, statement: schema.Migration) -> None:
+    if isinstance(statement, schema.AddColumn):
+        columns = {row[0] for row in db.execute(schema.COLUMNS["sqlite"], (statement.table,))}
+        if statement.column not in columns:
+            db.execute(statement.sql)
+        return
+    db.execute(schema.SQLITE.sql(statement))
 
 
 def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
@@ -99,7 +110,7 @@ class SqliteStore:
                 db.execute(schema.INSERT_VERSION)
                 version = db.execute(schema.SELECT_VERSION).fetchone()[0]
                 for statement in schema.pending(version):
-                    db.execute(schema.SQLITE.sql(statement))
+                    _migrate(db, statement)
                 db.execute(_SQL(schema.UPDATE_VERSION), (schema.SCHEMA_VERSION,))
         except (sqlite3.Error, OSError) as error:
             raise StoreError(f"SQLite store {self.path}: cannot open: {error}") from error
@@ -223,6 +234,20 @@ class SqliteStore:
         rows = await self._run(partial(self._read, SQL.latest_token, ()))
         return bytes(rows[0][0]) if rows else None
 
+    async def count_owned(self, owner: str) -> int:
+        rows = await self._run(partial(self._read, SQL.count_owned, (owner,)))
+        return int(rows[0][0])
+
+    async def usage(self) -> tuple[int, int]:
+        """The tables, and the bytes of the database's pages in use (its free pages, which it reuses, aside)."""
+        return await self._run(self._usage)
+
+    @staticmethod
+    def _usage(db: sqlite3.Connection) -> tuple[int, int]:
+        tables = int(db.execute(SQL.count_all).fetchone()[0])
+        pages, free, size = (int(db.execute(f"PRAGMA {name}").fetchone()[0]) for name in PAGES)
+        return tables, (pages - free) * size
+
     async def seqs(self, table_ids: Sequence[str]) -> dict[str, int]:
         return await self._run(partial(self._seqs, list(table_ids)))
 
@@ -237,13 +262,13 @@ class SqliteStore:
             raise StoreError(f"SQLite store {self.path}: closed")
         self._listeners.append(listener)
 
-    async def notify(self, table_id: str, seq: int) -> None:
+    async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
         """Tell this host's listeners, one after the other (a listener that fails is logged and skipped)."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
         for listener in list(self._listeners):
             try:
-                await listener(table_id, seq)
+                await listener(table_id, seq, revoked)
             except Exception:
                 log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
 

@@ -104,9 +104,20 @@ const (
 	ErrorReason_ERROR_REASON_STORE_UNAVAILABLE ErrorReason = 37
 	// INVALID_ARGUMENT: a seat's entropy is too long, not hex, or given twice for one draw.
 	ErrorReason_ERROR_REASON_INVALID_ENTROPY ErrorReason = 38
+	// PERMISSION_DENIED: the capability this Watch stream was opened with was reissued (a seat's invite, or the
+	// spectators' link): the stream ends, and the old capability opens nothing more. Ask the table's owner for the
+	// new link.
+	ErrorReason_ERROR_REASON_CAPABILITY_REVOKED ErrorReason = 39
+	// RESOURCE_EXHAUSTED: the caller (its tenant, or else its address) is at one of its limits on the host: calls
+	// per second, tables opened per minute, open tables, Watch streams, or unknown tables asked for. The status
+	// carries a google.rpc.RetryInfo; other callers are not affected.
+	ErrorReason_ERROR_REASON_CALLER_LIMIT ErrorReason = 40
+	// RESOURCE_EXHAUSTED: the host's store holds as many tables, or bytes, as it may (MAZZIERE_STORE_MAX_TABLES,
+	// MAZZIERE_STORE_MAX_BYTES): no table is opened until idle ones expire. The status carries a RetryInfo.
+	ErrorReason_ERROR_REASON_STORE_FULL ErrorReason = 41
 	// UNAVAILABLE: the HTTP port has as many connections open as it serves (MAZZIERE_HTTP_CONNECTIONS, below the
 	// open-files limit), and answered this one only to refuse it; carries a google.rpc.RetryInfo: retry after its delay.
-	ErrorReason_ERROR_REASON_TOO_MANY_CONNECTIONS ErrorReason = 39
+	ErrorReason_ERROR_REASON_TOO_MANY_CONNECTIONS ErrorReason = 42
 )
 
 // Enum value maps for ErrorReason.
@@ -146,7 +157,10 @@ var (
 		36: "ERROR_REASON_TABLE_CLOSED",
 		37: "ERROR_REASON_STORE_UNAVAILABLE",
 		38: "ERROR_REASON_INVALID_ENTROPY",
-		39: "ERROR_REASON_TOO_MANY_CONNECTIONS",
+		39: "ERROR_REASON_CAPABILITY_REVOKED",
+		40: "ERROR_REASON_CALLER_LIMIT",
+		41: "ERROR_REASON_STORE_FULL",
+		42: "ERROR_REASON_TOO_MANY_CONNECTIONS",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":               0,
@@ -183,7 +197,10 @@ var (
 		"ERROR_REASON_TABLE_CLOSED":              36,
 		"ERROR_REASON_STORE_UNAVAILABLE":         37,
 		"ERROR_REASON_INVALID_ENTROPY":           38,
-		"ERROR_REASON_TOO_MANY_CONNECTIONS":      39,
+		"ERROR_REASON_CAPABILITY_REVOKED":        39,
+		"ERROR_REASON_CALLER_LIMIT":              40,
+		"ERROR_REASON_STORE_FULL":                41,
+		"ERROR_REASON_TOO_MANY_CONNECTIONS":      42,
 	}
 )
 
@@ -218,7 +235,8 @@ var File_mazziere_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\xa7\t\n" +
+	"\x18mazziere/v1/errors.proto\x12\vmazziere.v1*\x88\n" +
+	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19ERROR_REASON_UNKNOWN_GAME\x10\x01\x12\x1f\n" +
@@ -254,8 +272,11 @@ const file_mazziere_v1_errors_proto_rawDesc = "" +
 	"\x1fERROR_REASON_CAPABILITY_INVALID\x10#\x12\x1d\n" +
 	"\x19ERROR_REASON_TABLE_CLOSED\x10$\x12\"\n" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10%\x12 \n" +
-	"\x1cERROR_REASON_INVALID_ENTROPY\x10&\x12%\n" +
-	"!ERROR_REASON_TOO_MANY_CONNECTIONS\x10'B\xaf\x01\n" +
+	"\x1cERROR_REASON_INVALID_ENTROPY\x10&\x12#\n" +
+	"\x1fERROR_REASON_CAPABILITY_REVOKED\x10'\x12\x1d\n" +
+	"\x19ERROR_REASON_CALLER_LIMIT\x10(\x12\x1b\n" +
+	"\x17ERROR_REASON_STORE_FULL\x10)\x12%\n" +
+	"!ERROR_REASON_TOO_MANY_CONNECTIONS\x10*B\xaf\x01\n" +
 	"\x0fcom.mazziere.v1B\vErrorsProtoP\x01ZBgithub.com/mazziere/mazziere/clients/go/gen/mazziere/v1;mazzierev1\xa2\x02\x03MXX\xaa\x02\vMazziere.V1\xca\x02\vMazziere\\V1\xe2\x02\x17Mazziere\\V1\\GPBMetadata\xea\x02\fMazziere::V1b\x06proto3"
 
 var (
