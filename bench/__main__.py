@@ -18,7 +18,7 @@ for name, run in (
     ("act (bench.act)", lambda: act.main([])),
     ("round trip (bench.roundtrip)", roundtrip.main),
     ("bot advice (bench.advise)", advise.main),
-    ("advice at every table size (bench.table_sizes)", table_sizes.main),
+    ("advice at every table size (bench.table_sizes)", lambda: table_sizes.main([])),
 ):
     print(f"\n== {name}")
     run()
