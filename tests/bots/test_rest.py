@@ -3,7 +3,8 @@ computed with its play put first and the players still to play counted by the ca
 (``engine/bots/sette_e_mezzo/rest.py``) equals a direct enumeration of the model, hand after hand in table order:
 each player still to play turns up his face-down card and draws while he must (below the bank's face-up card, or on
 a lone matta) and a card is left, then the house draws below 5; every card each of them reads is each unseen card
-left in turn. Random CASINO spots from a fixed seed, two to five players still to play, at most 14 unseen cards."""
+left in turn. Random CASINO spots from a fixed seed, two to five players still to play, at most 14 unseen cards. And
+the bank's paths grouped by the cards read against its play walked card by card."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import random
 
 from mazziere import engine
 from mazziere.engine.bots import sette_e_mezzo as sm
+from mazziere.engine.bots.sette_e_mezzo.bank_play import MAX_DRAWS, bank_ends
 from mazziere.engine.bots.sette_e_mezzo.ends import BankEnd, end_of
 from mazziere.engine.bots.sette_e_mezzo.rest import bank_dist
 from mazziere.engine.games.sette_e_mezzo.points import SETTE_E_MEZZO, house_stands
@@ -99,3 +101,32 @@ def test_the_bank_read_first_equals_the_hands_in_table_order() -> None:
         checked += 1
         short += any(chance for end, chance in want.items() if not end[1] and end[0] < 10)
     assert checked == 60 and short > 10
+
+
+def _by_total(ends: dict[BankEnd, float]) -> dict[tuple[int, bool, tuple[int, ...]], float]:
+    """Ends added up by total, bust and the cards of a two-card end in any order."""
+    out: dict[tuple[int, bool, tuple[int, ...]], float] = {}
+    for (total, bust, shape), chance in ends.items():
+        key = (total, bust, tuple(sorted(shape)))
+        out[key] = out.get(key, 0.0) + chance
+    return out
+
+
+def test_sm21_a_face_down_bank_card_counts_as_dealt_in_the_grouped_paths() -> None:
+    """A seat bank whose first card is face down: its ends grouped by the cards read (never short of cards) equal
+    its play walked card by card, with ``ace_half_first`` too (an ace counts ½ only as the first card)."""
+    rng = random.Random(20261204)
+    for options in ({}, {"ace_half_first": True}):
+        table = engine.new_table("sette_e_mezzo", [Seat("a", 100), Seat("b", 100)], seed=b"sm21", options=options)
+        state = table.state
+        assert isinstance(state, SetteEMezzoState)
+        profile = sm.profile_of(state.rules)
+        whole = profile.pool(profile.scoring.pack)
+        cards = [card for card, count in enumerate(whole) for _ in range(count)]
+        for _ in range(10):
+            unseen = rng.sample(cards, 25)
+            pool = tuple(unseen.count(card) for card in range(len(whole)))
+            grouped = _by_total(bank_ends(profile, (), pool, MAX_DRAWS))
+            walked = _by_total(bank_ends(profile, (), pool, MAX_DRAWS - 1))  # the same: no bank draws 14 cards
+            for end in {*grouped, *walked}:
+                assert abs(grouped.get(end, 0.0) - walked.get(end, 0.0)) <= EPS, (options, pool, end)
