@@ -10,15 +10,16 @@ that did not run marked ``not run``.
 
 import shutil
 
-from bench import act, advise, engine, goals, host_load, hostile, memory, rl, roundtrip, table_sizes
+from bench import act, advise, calls, engine, goals, host_load, hostile, memory, rl, roundtrip, table_sizes
 
 for name, run in (
     ("engine (bench.engine)", engine.main),
+    ("Python calls per action (bench.calls)", calls.main),
     ("learning environments (bench.rl)", rl.main),
     ("act (bench.act)", lambda: act.main([])),
     ("round trip (bench.roundtrip)", roundtrip.main),
     ("bot advice (bench.advise)", advise.main),
-    ("advice at every table size (bench.table_sizes)", table_sizes.main),
+    ("advice at every table size (bench.table_sizes)", lambda: table_sizes.main([])),
 ):
     print(f"\n== {name}")
     run()

@@ -5,12 +5,14 @@ Run: ``.venv/bin/python -m bench.table_sizes`` (part of ``make bench``). Each ca
 its ``stop`` callback once it passes a cap (:data:`ADVISE_CAP_S`, :data:`BEST_CAP_S`), as the service's budget
 would; a cut call counts as the cap and is listed apart. ``advise`` and ``best`` each take the decisions in order
 from a cold table of Sette e mezzo's values (a table in play). Per line: advise p50/p99 and the bases of its actions
-(EXACT / APPROXIMATE / SAMPLED), ``best`` p50/p99; the goals are p99s (:data:`ADVISE_GOAL_MS`,
-:data:`BEST_GOAL_MS`) over every line. Bounded: :data:`DECISIONS` decisions a line.
+(EXACT / APPROXIMATE / SAMPLED), ``best`` p50/p99, and PASS when both p99s meet their goals (:data:`ADVISE_GOAL_MS`,
+:data:`BEST_GOAL_MS`) with no call cut, else MISS; the closing goals are the worst p99s over every line. Bounded:
+:data:`DECISIONS` decisions a line. ``--game``, ``--preset`` and ``--seats`` (each repeatable) run some lines only.
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 from collections import Counter
@@ -111,21 +113,34 @@ def line(game: str, preset: str, seats: int) -> tuple[float, float] | None:
         best_ms.append(elapsed)
         cut["best"] += action is None
     basis = " ".join(f"{k} {bases[k]}" for k in ("EXACT", "APPROXIMATE", "SAMPLED") if bases[k])
+    advise_p99, best_p99 = _quantile(advise_ms, 0.99), _quantile(best_ms, 0.99)
+    met = advise_p99 <= ADVISE_GOAL_MS and best_p99 <= BEST_GOAL_MS and not cut.total()
     print(
         f"{game:13} {preset:10} {seats:2} seats: advise p50 {_quantile(advise_ms, 0.5):8.1f} ms p99 "
         f"{_quantile(advise_ms, 0.99):8.1f} ms [{basis}]{' cut ' + str(cut['advise']) if cut['advise'] else ''}; "
         f"best p50 {_quantile(best_ms, 0.5):7.1f} ms p99 {_quantile(best_ms, 0.99):7.1f} ms"
-        f"{' cut ' + str(cut['best']) if cut['best'] else ''}",
+        f"{' cut ' + str(cut['best']) if cut['best'] else ''}  {'PASS' if met else 'MISS'}",
         flush=True,
     )
-    return _quantile(advise_ms, 0.99), _quantile(best_ms, 0.99)
+    return advise_p99, best_p99
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.table_sizes", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", action="append", help="only this game (repeatable)")
+    parser.add_argument("--preset", action="append", help="only this preset (repeatable)")
+    parser.add_argument("--seats", action="append", type=int, help="only this seat count (repeatable)")
+    args = parser.parse_args(argv)
     worst_advise = worst_best = 0.0
     for game, presets, most in GAMES:
+        if args.game and game not in args.game:
+            continue
         for preset in presets:
+            if args.preset and preset not in args.preset:
+                continue
             for seats in sorted({s for s in SIZES if s <= most} | {most}):
+                if args.seats and seats not in args.seats:
+                    continue
                 figures = line(game, preset, seats)
                 if figures is not None:
                     worst_advise, worst_best = max(worst_advise, figures[0]), max(worst_best, figures[1])

@@ -313,8 +313,8 @@ def test_advice_equals_brute_force_on_random_states_of_every_option() -> None:
 
 def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoState]:
     """A CASINO hand at ``seats`` seats in which the players draw while under 6½ to 7½ (so the stock runs low): the
-    decisions of its last player, and of the one before where the stock is short (one player still to play), where
-    the stock may run out before the bank is done."""
+    decisions of its last player, and of any player where the stock is short (players still to play, forced to
+    draw below the bank's card, and the bank may find it empty)."""
     people = [Seat(f"s{i}", 100) for i in range(seats)]
     state = engine.new_table("sette_e_mezzo", people, seed=rng.randbytes(8), preset="CASINO").state
     state = engine.apply(state, Action(0, "DEAL")).state
@@ -322,7 +322,7 @@ def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoSt
     out: list[SetteEMezzoState] = []
     while state.phase in (Phase.STAKE, Phase.DECIDE):
         seat = state.turn
-        if seat == seats - 1 or (seat == seats - 2 and len(state.stock) < 10):
+        if seat == seats - 1 or len(state.stock) < 10:
             out.append(state)
         legal = {e.kind: e for e in engine.legal_actions(state, seat)}
         if state.phase is Phase.STAKE:
@@ -335,13 +335,14 @@ def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoSt
 
 
 def test_late_decisions_at_big_casino_tables_equal_brute_force() -> None:
-    """CASINO at 7 to 12 seats, the players before drawing deep into the stock: the last players' decisions, where
+    """CASINO at 7 to 12 seats, the players before drawing deep into the stock: the late players' decisions, where
     the players still to play (forced to draw below the bank's card) and the bank may find the stock empty, agree
-    with brute force (every figure EXACT)."""
+    with brute force (every figure EXACT). The brute force cannot follow two or more players still to play within
+    its budget: tests/bots/test_rest.py checks the rest of the hand there on its own."""
     rng = random.Random(20261202)
     done: Counter[int] = Counter()
     short = 0
-    for seats in (7, 9, 10, 12):
+    for seats in range(7, 13):
         tried = 0
         while done[seats] < 2 and tried < 6:
             for state in _late_casino_decisions(seats, rng):
@@ -354,4 +355,4 @@ def test_late_decisions_at_big_casino_tables_equal_brute_force() -> None:
                     done[seats] += 1
                     short += len(state.stock) < 14
     print(dict(done), f"{short} with fewer than 14 cards in the stock")
-    assert sum(done.values()) >= 3, done
+    assert sum(done.values()) >= 6, done

@@ -81,6 +81,21 @@ def test_advise_is_the_engines_advice_for_that_seat_alone(client: Client, game: 
     assert advised == 2
 
 
+def test_advise_and_best_at_a_twelve_seat_casino_table(client: Client) -> None:
+    """The largest CASINO table (the house and 11 players): every decision of its first hand is advised through the
+    service, EXACT, and then played by ``best`` auto-play, each within the server's budget (no DEADLINE_EXCEEDED)."""
+    table = client.create("sette_e_mezzo", 12, seed=b"x" * 8, preset="CASINO")
+    client.act(table, pb.Action(seat=table.to_act[0], kind="DEAL"))
+    decisions = 0
+    while client.unseal(table.state).phase.value in ("STAKE", "DECIDE"):
+        seat = table.to_act[0]
+        answer = client.advise(table, seat)
+        assert answer.actions and {a.basis for a in answer.actions} == {svc.ADVICE_BASIS_EXACT}
+        client.auto(table, "best", seat)
+        decisions += 1
+    assert decisions >= 22  # each of the 11 players stakes and decides at least once
+
+
 def test_advise_samples_as_many_deals_as_asked(client: Client) -> None:
     """samples 1..1000 samples that many deals even where the odds are exact by default; 0 is the default; any
     other count is refused before any work."""

@@ -4,7 +4,8 @@
 * :mod:`.counting`: the rules compiled for counting (card classes, hands, unseen cards as counts, totals);
 * :mod:`.memo`: the one bounded table every value of the enumeration is memoised in;
 * :mod:`.results`: values in chips, payments, mixing and choosing; :mod:`.ends`: a bank's end and the judge;
-* :mod:`.bank_play`: the rest of a hand as a player sees it (later players' forced draws, the house's rule);
+* :mod:`.bank_play`: the bank's play by the house's rule; :mod:`.later`: the players still to play, counted by
+  the cards they draw; :mod:`.rest`: the rest of a hand as a player sees it (the bank's end once they have played);
 * :mod:`.standing`, :mod:`.player`: a player's stand, and his decisions, burns and stakes;
 * :mod:`.amounts`: the amounts of a range worth advising on;
 * :mod:`.player_advice`, :mod:`.bank_advice` (with :mod:`.opponents`, :mod:`.bank_joint`, :mod:`.bank_approx`):

@@ -29,7 +29,11 @@ class Position:
         profile = profile_of(rules, profile_of(rules).hand(bank_cards))
         hidden = Hidden(state, seat)
         own = state.hands[seat]
-        later = sum(1 for other, hand in enumerate(state.hands) if other != seat and hand.status is Status.WAITING)
+        later = sum(
+            1
+            for other, hand in enumerate(state.hands)
+            if other not in (seat, state.bank) and hand.status is Status.WAITING  # the bank waits too
+        )
         self.turn = Turn(profile, hidden.owned, later if rules.forced_draws else 0, None, 0)
         self.pool: Pool = profile.pool(hidden.cards)
         self.hand: Hand = profile.hand([tc.card for tc in own.cards])  # type: ignore[misc]  # a seat sees its own cards

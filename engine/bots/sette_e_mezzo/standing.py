@@ -3,10 +3,11 @@ and its value in chips at a stake."""
 
 from __future__ import annotations
 
-from mazziere.engine.bots.sette_e_mezzo.bank_play import MAX_DRAWS, bank_dist, stock_suffices
+from mazziere.engine.bots.sette_e_mezzo.bank_play import MAX_DRAWS
 from mazziere.engine.bots.sette_e_mezzo.counting import Hand, Pool, Profile, hand_points
 from mazziere.engine.bots.sette_e_mezzo.ends import judged
 from mazziere.engine.bots.sette_e_mezzo.memo import memo
+from mazziere.engine.bots.sette_e_mezzo.rest import bank_dist, stock_suffices
 from mazziere.engine.bots.sette_e_mezzo.results import HALVES, Dist, Value, pay
 
 

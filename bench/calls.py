@@ -1,0 +1,80 @@
+"""Python calls per random action, counted by the profiler in the pure engine: per game, the calls of Python
+functions (the interpreter's builtins apart) that :mod:`cProfile` counts while random legal play runs, as
+:func:`bench.engine.mazziere_player` plays it (``to_act``, ``legal_actions``, ``apply``; 6 seats), divided by the
+actions played. The seat and the action are drawn outside the profiled calls.
+
+Run: ``.venv/bin/python -m bench.calls`` (part of ``make bench``). The compiled engine makes no calls the profiler
+sees, so :func:`main` counts in a child process started with ``MAZZIERE_PURE=1``.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import pstats
+import random
+import subprocess
+import sys
+from typing import Any
+
+from bench.engine import new_state
+from bench.goals import note
+from mazziere import engine
+from mazziere.engine.table import Action
+
+GAMES = (("sette_e_mezzo", "CLASSICO"), ("saltacavallo", None), ("trentuno", "CLASSICO"))
+SEATS = 6
+ACTIONS = 3000
+"""Random actions profiled per game."""
+
+
+def calls_per_action(game: str, preset: str | None, actions: int = ACTIONS) -> float:
+    """Python calls per action over ``actions`` random actions from fresh tables (seeded)."""
+    rng = random.Random(1)
+    profiler = cProfile.Profile()
+    played = table = 0
+    while played < actions:
+        table += 1
+        state: Any = new_state(game, SEATS, preset, table)
+        while played < actions:
+            to_act = profiler.runcall(engine.to_act, state)
+            seat = rng.choice(to_act)
+            entries = profiler.runcall(engine.legal_actions, state, seat)
+            entry = rng.choice(entries)
+            amount = rng.randint(entry.min_amount, entry.max_amount)
+            action = Action(seat, entry.kind, amount, entry.target, entry.cards)
+            state = profiler.runcall(engine.apply, state, action).state
+            played += 1
+            if profiler.runcall(engine.is_over, state):
+                break
+    stats: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total: int = sum(calls for (filename, _, _), (_, calls, *_) in stats.items() if filename != "~")  # "~": builtins
+    return total / played
+
+
+def _count() -> None:
+    """In a pure-engine process: one line per game."""
+    for game, preset in GAMES:
+        per_action = calls_per_action(game, preset)
+        print(f"{game} {preset or ''} {per_action:.1f}", flush=True)
+
+
+def main() -> dict[str, float]:
+    env = {**os.environ, "MAZZIERE_PURE": "1"}
+    child = subprocess.run(
+        [sys.executable, "-m", "bench.calls", "--child"], env=env, capture_output=True, text=True, check=True
+    )
+    out: dict[str, float] = {}
+    for row in child.stdout.splitlines():
+        game, preset, figure = row.split(" ")
+        out[game] = float(figure)
+        label = f"{game} {preset}".strip()
+        print(note(f"Python calls per random action, pure engine ({label}, {SEATS} seats)", f"{float(figure):.1f}"))
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--child"]:
+        _count()
+    else:
+        main()
