@@ -272,8 +272,8 @@ mutate: setup
 mutate: clean-compiled
 
 # The Colyseus room server bench.host_load measures beside the host (bench/colyseus: @colyseus/core, ws-transport and
-# sdk, pinned in its package-lock.json); only `make bench` installs them. Without npm, or if they do not install, the
-# host runs alone and says why.
+# sdk, pinned in its package-lock.json); `make bench` installs them, and `make test` too, so bench.host_load's smoke
+# test measures both sides. Without npm, or if they do not install, `make bench` runs the host alone and says why.
 COLYSEUS_BENCH := bench/colyseus/node_modules/.installed
 
 .PHONY: colyseus-bench
@@ -287,6 +287,8 @@ colyseus-bench:
 		$(MAKE) --no-print-directory $(COLYSEUS_BENCH) || echo "make: the Colyseus packages did not install (above):" \
 			"bench.host_load measures the host alone"; \
 	else echo "make: npm is not installed: bench.host_load measures the host alone (install Node.js 20 or later)"; fi
+
+test: $(COLYSEUS_BENCH)
 
 bench: setup colyseus-bench
 	$(BIN)/pip install --quiet -e '.[bench]'

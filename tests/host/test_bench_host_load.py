@@ -1,7 +1,8 @@
 """``python -m bench.host_load`` on a tiny configuration (5 tables x 2 watchers and 2 tables of bots on timers, 3 s)
 runs: it prints its table with every row for the host and the Colyseus column, and the goal's lines with PASS or
-MISS; with the Colyseus packages installed (``make bench``), the same with the Colyseus side measured too. A smoke
-test of the benchmark, not of its timings (docs/performance.md and docs/benchmarks.md have those)."""
+MISS; with the Colyseus packages installed (``make bench`` and ``make test`` install them), the same with the
+Colyseus side measured too. A smoke test of the benchmark, not of its timings (docs/performance.md and
+docs/benchmarks.md have those)."""
 
 from __future__ import annotations
 
