@@ -24,6 +24,7 @@ from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.host.settings import Settings
 from tests.conftest import SUITE_SETTINGS
 from tests.host.conftest import REQUIRED, Backend, unavailable
+from tests.host.reads import counted_reads
 from tests.host.test_host import (
     Hosted,
     cap,
@@ -300,24 +301,13 @@ def test_readers_share_one_snapshot_per_step_and_audience(hosting: Any) -> None:
 
 def test_an_unknown_table_is_refused_without_reading_the_store_again(hosting: Any) -> None:
     hosted = hosting()
-    store = hosted.host.store
-    reads: list[str] = []
-    get = store.get
-
-    async def counted(table_id: str) -> Any:
-        reads.append(table_id)
-        return await get(table_id)
-
-    store.get = counted  # type: ignore[method-assign]
-    try:
+    with counted_reads(hosted.host.store) as reads:
         unknown = hpb.GetHostedTableRequest(table_id="t_" + "0" * 24)
         for _ in range(5):
             assert refused(lambda: hosted.stub.GetHostedTable(unknown, metadata=cap("x"))) == NOT_FOUND
         long = hpb.GetHostedTableRequest(table_id="t" * 1000)
         assert refused(lambda: hosted.stub.GetHostedTable(long, metadata=cap("x"))) == NOT_FOUND
         assert reads == [unknown.table_id]
-    finally:
-        store.get = get  # type: ignore[method-assign]
 
 
 def test_a_caller_that_keeps_asking_for_unknown_tables_is_shed_before_any_store_read(hosting: Any) -> None:
@@ -327,16 +317,7 @@ def test_a_caller_that_keeps_asking_for_unknown_tables_is_shed_before_any_store_
     for n in range(3):
         request = hpb.GetHostedTableRequest(table_id=f"t_{n:024x}")
         assert refused(lambda r=request: hosted.stub.GetHostedTable(r, metadata=hostile)) == NOT_FOUND
-    store = hosted.host.store
-    reads: list[str] = []
-    get = store.get
-
-    async def counted(table_id: str) -> Any:
-        reads.append(table_id)
-        return await get(table_id)
-
-    store.get = counted  # type: ignore[method-assign]
-    try:
+    with counted_reads(hosted.host.store) as reads:
         known = hpb.GetHostedTableRequest(table_id=opened.table_id)
         hostile_known = [*from_address("198.51.100.66"), ("x-table-capability", opened.spectators.capability)]
         code, delay, metadata = retry_after(lambda: hosted.stub.GetHostedTable(known, metadata=hostile_known))
@@ -344,8 +325,6 @@ def test_a_caller_that_keeps_asking_for_unknown_tables_is_shed_before_any_store_
         assert reads == []  # shed before the store
         other = [*from_address("198.51.100.1"), ("x-table-capability", opened.spectators.capability)]
         assert hosted.stub.GetHostedTable(known, metadata=other).update.seq == 0  # other callers are served
-    finally:
-        store.get = get  # type: ignore[method-assign]
     assert refusals(hosted, "host", "caller_unknown_tables") == 1
 
 

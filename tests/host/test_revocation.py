@@ -9,7 +9,6 @@ import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.host.conftest import Backend
+from tests.host.reads import counted_reads
 from tests.host.test_host import Hosted, cap, host_config, invites, open_trentuno, reason, start_host
 from tests.service.test_shutdown import wait_for
 
@@ -179,20 +179,9 @@ def test_a_watcher_reads_its_capability_again_only_when_its_audience_is_reissued
     opened = open_trentuno(hosted.stub)
     keys = invites(opened)
     streams = [Stream(hosted, opened.table_id, keys[seat]) for seat in (0, 2)]
-    store = hosted.host.store
-    reads: list[str] = []
-    get = store.get
-
-    async def counted(table_id: str) -> Any:
-        reads.append(table_id)
-        return await get(table_id)
-
-    store.get = counted  # type: ignore[method-assign]
-    try:
+    with counted_reads(hosted.host.store) as reads:
         reissue(hosted, opened, 1)  # nobody watches with seat 1's invite
         reissue(hosted, opened, 0)
         assert streams[0].ending() == REVOKED
         assert len(reads) == 2 + 1, reads  # each reissue reads the table once; seat 0's one watcher once
-    finally:
-        store.get = get  # type: ignore[method-assign]
     streams[1].cancel()
