@@ -65,6 +65,7 @@ from grpc_status import rpc_status
 
 from bench import hostile_host
 from bench.goals import verdict
+from bench.load_report import ms, pct
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
@@ -542,22 +543,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def _ms(seconds: float) -> str:
-    ms = 1000 * seconds
-    return f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
-
-
 def _duration(seconds: float) -> str:
-    return f"{seconds:.1f} s" if seconds >= 10 else f"{_ms(seconds)} ms"
+    return f"{seconds:.1f} s" if seconds >= 10 else f"{ms(seconds)} ms"
 
 
 def _p50_p99(values: list[float]) -> str:
-    return f"{_ms(statistics.median(values))}/{_ms(_pct(values, 0.99))} ms" if values else "no answer"
+    return f"{ms(statistics.median(values))}/{ms(pct(values, 0.99))} ms" if values else "no answer"
 
 
 def _shed(hostile: Tally | None, hint: str) -> str:
@@ -589,8 +580,8 @@ def report(configuration: str, rows: list[Row]) -> None:
         ]
         print(
             f"  {row.load.label}: victim {len(row.grpc_act)} gRPC and {len(row.rest_act)} REST Acts answered"
-            f"{'; ' + ', '.join(refusals) if refusals else ''}; /healthz p99 {_duration(_pct(row.healthz, 0.99))}, "
-            f"gRPC health p99 {_duration(_pct(row.health, 0.99))}"
+            f"{'; ' + ', '.join(refusals) if refusals else ''}; /healthz p99 {_duration(pct(row.healthz, 0.99))}, "
+            f"gRPC health p99 {_duration(pct(row.health, 0.99))}"
             f"{'; failed probes: ' + ', '.join(row.probe_failures) if row.probe_failures else ''}"
         )
     _goals(configuration, rows)
@@ -603,9 +594,9 @@ def _goals(configuration: str, rows: list[Row]) -> None:
     base, loaded = rows[0], rows[1:]
     victims: list[tuple[str, Measure]] = [("gRPC", lambda r: r.grpc_act), ("REST", lambda r: r.rest_act)]
     for name, of in victims:
-        worst = max(loaded, key=lambda r: _pct(of(r), 0.99))
+        worst = max(loaded, key=lambda r: pct(of(r), 0.99))
         what = f"{configuration}: victim {name} Act p99 / its baseline, worst row ({worst.load.label})"
-        print(verdict(what, _pct(of(worst), 0.99) / _pct(of(base), 0.99), GOAL_RATIO, "x", at_most=True))
+        print(verdict(what, pct(of(worst), 0.99) / pct(of(base), 0.99), GOAL_RATIO, "x", at_most=True))
     probes: list[tuple[str, Measure]] = [("`/healthz`", lambda r: r.healthz), ("gRPC health", lambda r: r.health)]
     for name, of in probes:
         worst = max(rows, key=lambda r: max(of(r)))

@@ -51,6 +51,7 @@ from typing import Any
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
+from bench.load_report import ms, pct
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
@@ -544,32 +545,22 @@ def _wait_ready(place: Place, process: subprocess.Popen[bytes], log: Any) -> Non
 # -- the report -----------------------------------------------------------------------------------------------------
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def _ms(seconds: float) -> str:
-    ms = 1000 * seconds
-    return f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
-
-
 def _bytes(n: int) -> str:
     return f"{n / 1e6:+,.1f} MB" if abs(n) >= 100_000 else f"{n / 1e3:+,.0f} KB"
 
 
 def report(rows: list[Row]) -> None:
-    base = _pct(rows[0].pushes, 0.99)
+    base = pct(rows[0].pushes, 0.99)
     print("| hostile load | victim Play→push p50/p99 | p99 / baseline | `/healthz` max | hostile calls shed "
           "| store growth |")  # fmt: skip
     print("|---|---:|---:|---:|---|---:|")
     for row in rows:
         pushes = row.pushes
-        p50p99 = f"{_ms(statistics.median(pushes))}/{_ms(_pct(pushes, 0.99))} ms" if pushes else "no move"
-        ratio = f"{_pct(pushes, 0.99) / base:.1f} ×" if pushes and row is not rows[0] else "1"  # noqa: RUF001
+        p50p99 = f"{ms(statistics.median(pushes))}/{ms(pct(pushes, 0.99))} ms" if pushes else "no move"
+        ratio = f"{pct(pushes, 0.99) / base:.1f} ×" if pushes and row is not rows[0] else "1"  # noqa: RUF001
         shed = row.hostile.shed() if row.hostile else "n/a"
         growth = f"{_bytes(row.growth[0])}, {row.growth[1]:+,} tables"
-        healthz = _ms(max(row.healthz, default=0.0))
+        healthz = ms(max(row.healthz, default=0.0))
         print(f"| {row.load.label} | {p50p99} | {ratio} | {healthz} ms | {shed} | {growth} |")
     for row in rows:
         refused = ", ".join(f"{what} {n}" for what, n in row.victim_refused.items())
@@ -587,9 +578,9 @@ def _goals(rows: list[Row]) -> None:
     refused = sum(sum(row.victim_refused.values()) for row in rows)
     met = "PASS" if not refused else "MISS"
     print(f"goal: host: the victim's calls and probes never refused: {refused} refused  {met}")
-    worst = max(loaded, key=lambda r: _pct(r.pushes, 0.99) if r.pushes else float("inf"))
-    ratio = _pct(worst.pushes, 0.99) / _pct(rows[0].pushes, 0.99)
-    healthz = _ms(max(max(r.healthz, default=0) for r in rows))
+    worst = max(loaded, key=lambda r: pct(r.pushes, 0.99) if r.pushes else float("inf"))
+    ratio = pct(worst.pushes, 0.99) / pct(rows[0].pushes, 0.99)
+    healthz = ms(max(max(r.healthz, default=0) for r in rows))
     print(f"host: victim Play→push p99 / its baseline, worst row ({worst.load.label}): {ratio:.1f} x; "
           f"`/healthz` max {healthz} ms")  # fmt: skip
 

@@ -72,13 +72,14 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else math.nan
 
 
-def _ms(seconds: float) -> str:
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds: one decimal below 10 ms, whole ones above."""
     ms = 1000 * seconds
     return f"{ms:.1f}" if ms < 10 else f"{ms:,.0f}"
 
 
 def _p50_p99(values: Sequence[float]) -> str:
-    return f"{_ms(pct(values, 0.5))}/{_ms(pct(values, 0.99))} ms ({len(values):,})" if values else "none"
+    return f"{ms(pct(values, 0.5))}/{ms(pct(values, 0.99))} ms ({len(values):,})" if values else "none"
 
 
 def _mib(size: int) -> str:
