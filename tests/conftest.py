@@ -19,6 +19,9 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
 
+pytest_plugins = ("tests.browser",)
+"""Fixtures every folder shares: one browser for the run."""
+
 MUTATING = Path(__file__).resolve().parents[1].name == "mutants"
 
 

@@ -34,7 +34,7 @@ from tests.host.rolling.players import Replica, open_table
 from tests.host.rolling.run import env, running
 from tests.service.conftest import KEYS
 from tests.service.test_process import free_port
-from tests.web.conftest import DIST, browser  # noqa: F401 (a fixture)
+from tests.web.conftest import DIST
 
 pytestmark = pytest.mark.long
 
