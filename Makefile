@@ -290,9 +290,11 @@ colyseus-bench:
 
 test: $(COLYSEUS_BENCH)
 
+# Then the server's package at the newest versions of its dependencies (tests/deploy/test_package.py).
 bench: setup colyseus-bench
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench
+	MAZZIERE_PACKAGE_NEWEST=1 $(BIN)/pytest -p no:cacheprovider -m long -s -k newest tests/deploy/test_package.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants

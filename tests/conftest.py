@@ -49,7 +49,7 @@ class _MutatedEngine(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _MutatedEngine() if MUTATING else _NamespacedOnly())
 
-SUITE_SETTINGS = ("MAZZIERE_CONTAINER_TEST", "MAZZIERE_REQUIRE_POSTGRES")
+SUITE_SETTINGS = ("MAZZIERE_CONTAINER_TEST", "MAZZIERE_REQUIRE_POSTGRES", "MAZZIERE_PACKAGE_NEWEST")
 """Variables that set up the suite itself (`make test` sets them), not a server: kept."""
 
 for name in [n for n in os.environ if n.startswith("MAZZIERE_") and n not in SUITE_SETTINGS]:

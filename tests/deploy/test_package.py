@@ -1,10 +1,13 @@
-"""The server's package installs and serves at the floors of its dependency ranges (pyproject.toml).
+"""The server's package installs and serves at the floors of its dependency ranges (pyproject.toml), and at the
+newest versions the registry has.
 
 The package is built as a wheel from this checkout (pure Python, with the generated code ``make setup`` wrote) and
 installed into a new virtual environment with each direct dependency held at its floor (pip's constraints; what
-they need in turn resolves as pip resolves it), from the registry pip is set up for. ``pip check`` finds nothing
-broken, and ``mazziere serve`` answers a REST call and a refusal there. The locks' versions are the ones every other
-test runs on.
+they need in turn resolves as pip resolves it), from the registry pip is set up for; or, with
+``MAZZIERE_PACKAGE_NEWEST=1`` (``make bench`` sets it: the newest versions change from one day to the next, so
+``make test`` does not depend on them), with every dependency at the newest version pip resolves. ``pip check``
+finds nothing broken, and ``mazziere serve`` answers a REST call and a refusal there. The locks' versions are the
+ones every other test runs on.
 """
 
 from __future__ import annotations
@@ -66,34 +69,50 @@ def call(url: str, body: bytes | None = None) -> tuple[int, Any]:
         return refused.code, json.loads(refused.read())
 
 
-@pytest.fixture(scope="module")
-def at_the_floors(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A virtual environment with the server's wheel and its dependencies at their floors: its bin folder."""
+def installed_versions(bin_dir: Path) -> dict[str, str]:
+    listed = json.loads(run(bin_dir / "python", "-m", "pip", "list", "--format", "json"))
+    return {entry["name"].lower().replace("_", "-"): entry["version"] for entry in listed}
+
+
+@pytest.fixture(scope="module", params=["floors", "newest"])
+def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A virtual environment with the server's wheel and its dependencies at their floors, or at the newest
+    versions: which, and its bin folder."""
+    versions: str = request.param
+    if versions == "newest" and os.environ.get("MAZZIERE_PACKAGE_NEWEST") != "1":
+        pytest.skip("the newest versions are tried by `make bench` (MAZZIERE_PACKAGE_NEWEST=1)")
     if not (ROOT / "services" / "gen" / ".generated").exists():
         pytest.skip("no generated code: run `make setup`")
-    scratch = tmp_path_factory.mktemp("package")
+    scratch = tmp_path_factory.mktemp(f"package-{versions}")
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", scratch, ROOT)
     (wheel,) = scratch.glob("mazziere-*.whl")
-    constraints = scratch / "floors.txt"
-    constraints.write_text("\n".join(floors()) + "\n")
     venv = scratch / "venv"
     run(sys.executable, "-m", "venv", venv)
     bin_dir = venv / "bin"
-    run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--constraint", constraints, wheel)
-    return bin_dir
+    if versions == "floors":
+        constraints = scratch / "floors.txt"
+        constraints.write_text("\n".join(floors()) + "\n")
+        run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--constraint", constraints, wheel)
+    else:
+        run(bin_dir / "python", "-m", "pip", "install", "--quiet", "--upgrade", "--upgrade-strategy", "eager", wheel)
+        newest = installed_versions(bin_dir)
+        print("the newest versions:", ", ".join(f"{name} {newest[name]}" for name in sorted(newest)))
+    return versions, bin_dir
 
 
-def test_the_floors_are_what_got_installed(at_the_floors: Path) -> None:
-    listed = json.loads(run(at_the_floors / "python", "-m", "pip", "list", "--format", "json"))
-    installed = {entry["name"].lower().replace("_", "-"): entry["version"] for entry in listed}
-    for pin in floors():
-        name, version = pin.split("==")
-        assert installed[Requirement(name).name.lower()] == version, pin
-    run(at_the_floors / "python", "-m", "pip", "check")
+def test_the_floors_are_installed_and_pip_check_passes(installed: tuple[str, Path]) -> None:
+    versions, bin_dir = installed
+    if versions == "floors":
+        found = installed_versions(bin_dir)
+        for pin in floors():
+            name, version = pin.split("==")
+            assert found[Requirement(name).name.lower()] == version, pin
+    run(bin_dir / "python", "-m", "pip", "check")
 
 
-def test_the_server_serves_at_the_floors(at_the_floors: Path, tmp_path: Path) -> None:
-    """``mazziere serve`` from the floors' environment: ListGames over REST, and a typed refusal."""
+def test_the_server_serves(installed: tuple[str, Path], tmp_path: Path) -> None:
+    """``mazziere serve`` from the environment: ListGames over REST, and a typed refusal."""
+    bin_dir = installed[1]
     rest = free_port()
     env = {
         **os.environ,
@@ -105,7 +124,7 @@ def test_the_server_serves_at_the_floors(at_the_floors: Path, tmp_path: Path) ->
         "MAZZIERE_DATA_DIR": str(tmp_path),
     }
     server = subprocess.Popen(
-        [at_the_floors / "mazziere", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        [bin_dir / "mazziere", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     try:
         deadline = time.monotonic() + 60
