@@ -76,6 +76,12 @@ _ERROR_SCHEMA: Schema = {
 _ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 _ERROR_EXAMPLES: dict[int, tuple[str, str, str]] = {
     400: ("FAILED_PRECONDITION", "seat 2 may not act now", "NOT_YOUR_TURN"),
+    401: (
+        "UNAUTHENTICATED",
+        "this server needs an API key: send `authorization: Bearer <key>` with a key it knows",
+        "API_KEY_INVALID",
+    ),
+    404: ("NOT_FOUND", "this host keeps no table of that id (or it expired)", "TABLE_NOT_FOUND"),
     403: ("PERMISSION_DENIED", "that is not the key of seat 1 at this table", "SEAT_KEY_INVALID"),
     409: ("ABORTED", "the state is at sequence 4, not 3; act on the latest state", "STALE_SEQUENCE"),
     408: ("INVALID_ARGUMENT", "the body did not arrive within 10 s", "INVALID_REQUEST"),
@@ -110,6 +116,7 @@ def responses(route: Route) -> dict[int | str, dict[str, Any]]:
     out: dict[int | str, dict[str, Any]] = {200: ok}
     described = {
         400: "Malformed request (INVALID_ARGUMENT) or a move the rules refuse now (FAILED_PRECONDITION)",
+        401: "An unknown API key, where the server names its tenants (UNAUTHENTICATED API_KEY_INVALID)",
         403: "Missing or wrong seat key (PERMISSION_DENIED)",
         408: "The body did not arrive within MAZZIERE_GATEWAY_READ_TIMEOUT_SECONDS",
         409: "Stale sequence number (ABORTED): fetch the latest state and retry",
@@ -121,8 +128,11 @@ def responses(route: Route) -> dict[int | str, dict[str, Any]]:
         503: "The service is unavailable (split mode)",
         504: "The call's deadline passed",
     }
+    if route.method.containing_service.name == "HostService":
+        described[403] = "Missing, wrong or revoked capability (PERMISSION_DENIED)"
+        described[404] = "No such table here (NOT_FOUND TABLE_NOT_FOUND)"
     if route.http_method == "GET":
-        described = {k: v for k, v in described.items() if k in (429, 500, 503, 504)}
+        described = {k: v for k, v in described.items() if k in (401, 429, 500, 503, 504)}
     for code, text in described.items():
         out[code] = {
             "description": text,

@@ -4,8 +4,10 @@ typed refusals as over Connect."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -13,6 +15,17 @@ from mazziere.services.app import App
 from mazziere.services.config import Config
 from mazziere.services.table.sealing import Keyring
 from tests.service.conftest import KEYS
+
+BASE_URL = "http://127.0.0.1:8080"
+
+
+class RestApi(Protocol):
+    """What a hand needs of a client of the REST API: an operation called by its ``operationId``, with a body and
+    a capability (and, to show it is refused there, a query string)."""
+
+    async def call(self, operation: str, body: dict[str, Any], secret: str = "", **params: str) -> httpx.Response: ...
+
+    async def ok(self, operation: str, body: dict[str, Any], secret: str = "") -> dict[str, Any]: ...
 
 
 class OpenApiClient:
@@ -46,34 +59,39 @@ def reason(answer: httpx.Response) -> tuple[int, str]:
     return answer.status_code, error["details"][0]["reason"]
 
 
-async def test_a_whole_hosted_hand_over_rest_from_the_openapi_document(tmp_path: Path) -> None:
-    config = Config(data_dir=str(tmp_path), seal_keys=KEYS, metrics_port=0, port=0, log_calls=False)
+@contextlib.asynccontextmanager
+async def hosting(data_dir: Path) -> AsyncIterator[httpx.ASGITransport]:
+    """A hosting server's REST face, in process: the transport an HTTP client calls it through."""
+    config = Config(data_dir=str(data_dir), seal_keys=KEYS, metrics_port=0, port=0, log_calls=False)
     app = App(config, keyring=Keyring.parse(KEYS), hosting=True)
     assert app.host is not None
     await app.host.start()
     try:
-        transport = httpx.ASGITransport(app=app.rest())
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
-            doc = (await http.get("/openapi.json")).json()
-            api = OpenApiClient(doc, http)
-            assert {
-                "OpenTable",
-                "GetHostedTable",
-                "Play",
-                "AdviseSeat",
-                "ReissueInvite",
-                "StartTable",
-                "React",
-                "CloseTable",
-            } <= set(api.operations)
-            assert api.operations["OpenTable"][2] is None and api.operations["Play"][2] == "X-Table-Capability"
-            await play_a_hand(api)
+        yield httpx.ASGITransport(app=app.rest())
     finally:
         await app.host.stop()
         app.dispatcher.shutdown()
 
 
-async def play_a_hand(api: OpenApiClient) -> None:
+async def test_a_whole_hosted_hand_over_rest_from_the_openapi_document(tmp_path: Path) -> None:
+    async with hosting(tmp_path) as transport, httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+        doc = (await http.get("/openapi.json")).json()
+        api = OpenApiClient(doc, http)
+        assert {
+            "OpenTable",
+            "GetHostedTable",
+            "Play",
+            "AdviseSeat",
+            "ReissueInvite",
+            "StartTable",
+            "React",
+            "CloseTable",
+        } <= set(api.operations)
+        assert api.operations["OpenTable"][2] is None and api.operations["Play"][2] == "X-Table-Capability"
+        await play_a_hand(api)
+
+
+async def play_a_hand(api: RestApi) -> None:
     seats = [{"name": "Anna", "chips": "20"}, {"name": "Bruno", "chips": "20"}]
     bank = {"setteEMezzo": {"firstBank": "SETTE_E_MEZZO_FIRST_BANK_SEAT", "firstBankSeat": 1}}
     opened = await api.ok("OpenTable", {"game": "sette_e_mezzo", "seats": seats, "options": bank})
