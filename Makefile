@@ -304,10 +304,12 @@ clean:
 # -- The web table (clients/web, served at /play; clients/web/README.md) ------------------------------------------
 # npm ci, the TypeScript messages and service descriptors of protos/ (buf generate with the buf CLI above and the
 # protoc-gen-es pinned in clients/web/package.json; into src/gen, not kept in git), then tsc (strict) and esbuild.
-# `make run` builds it when Node is present; `make test` builds it and installs Debian's chromium for tests/web.
+# `make run` builds it when Node is present; `make test` builds it and installs Debian's chromium for tests/web, and
+# the colour emoji font the reactions' emoji are drawn with in the screenshots (tests/web/visual), not as boxes.
 WEB := clients/web
 WEB_BUILT := $(WEB)/dist/.built
 CHROMIUM := /usr/bin/chromium
+EMOJI_FONT := /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 
 .PHONY: web web-if-node chromium clean-web
 
@@ -335,6 +337,11 @@ chromium:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
 			|| echo "make: apt-get could not install chromium: tests/web will be skipped"; \
 	else echo "make: no $(CHROMIUM), and apt-get is not available as root: tests/web will be skipped"; fi
+	@if [ -f $(EMOJI_FONT) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-color-emoji; } \
+			|| echo "make: apt-get could not install fonts-noto-color-emoji: the screenshot tests will be skipped"; \
+	else echo "make: no $(EMOJI_FONT), and apt-get is not available as root: the screenshot tests will be skipped"; fi
 
 run: web-if-node
 test: web chromium

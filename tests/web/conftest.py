@@ -1,8 +1,9 @@
 """The web table (clients/web) in a real browser: Debian's Chromium driven by Playwright, against `mazziere serve`.
 
 One server process for the whole run (REST port and gRPC port free, its store in a temporary data directory, its
-public URL its own REST address, bots quick) and one browser; each person at a table is a browser context of its
-own (its own localStorage), so three people and a spectator sit at one table from one browser. ``make test``
+public URL its own REST address, bots quick; a module may start one of its own with other settings, ``serving``)
+and one browser; each person at a table is a browser context of its own (its own localStorage), so three people
+and a spectator sit at one table from one browser. ``make test``
 builds the page (``make web``) and installs Chromium with apt when it is missing; without it the tests are skipped.
 
 Every context counts the page's errors and any load the page's Content-Security-Policy blocks (Chromium logs each
@@ -13,6 +14,7 @@ read, Watch streams included), to look through their bodies for a state token or
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -71,26 +73,27 @@ table's ``HostedStatus.state`` is an enum, ``"TABLE_STATE_..."``, never a token)
 
 
 class Server:
-    """``mazziere serve`` on free ports, its host's store in ``data``; restartable on the same ports and store."""
+    """``mazziere serve`` on free ports, its host's store in ``data``; restartable on the same ports and store.
+    ``settings`` add to the tests' own or replace them (``presence_grace_seconds="1"`` is
+    ``MAZZIERE_PRESENCE_GRACE_SECONDS=1``)."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, **settings: str) -> None:
         self.data = data
         self.rest = free_port()
         self.grpc = free_port()
         self.url = f"http://127.0.0.1:{self.rest}"
-        self.env = server_env(
-            self.grpc,
-            0,
-            rest_port=str(self.rest),
-            rest_host="127.0.0.1",
-            log_calls="false",
-            data_dir=str(data),
-            public_url=self.url,
-            bot_delay_ms="40",
-            caller_tables_per_minute="1000",  # every page of the tests calls from 127.0.0.1
-            caller_open_tables="1000",
-            caller_reads_per_second="1000",
-        )
+        own = {
+            "rest_port": str(self.rest),
+            "rest_host": "127.0.0.1",
+            "log_calls": "false",
+            "data_dir": str(data),
+            "public_url": self.url,
+            "bot_delay_ms": "40",
+            "caller_tables_per_minute": "1000",  # every page of the tests calls from 127.0.0.1
+            "caller_open_tables": "1000",
+            "caller_reads_per_second": "1000",
+        }
+        self.env = server_env(self.grpc, 0, **(own | settings))
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -127,16 +130,23 @@ class Server:
         return found | {key for key in keys if key}
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@contextlib.contextmanager
+def serving(data: Path, **settings: str) -> Iterator[Server]:
+    """A server started with ``settings`` (see :class:`Server`), its store in ``data``, stopped at the end."""
     if not (DIST / "index.html").is_file():
         pytest.fail("clients/web/dist is missing: run `make web` (make test does)", pytrace=False)
-    running = Server(tmp_path_factory.mktemp("web-data"))
+    running = Server(data, **settings)
     running.start()
     try:
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("web-data")) as running:
+        yield running
 
 
 @dataclass
