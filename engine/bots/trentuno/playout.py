@@ -147,18 +147,18 @@ class DealStart:
         if self.stops[best]:
             return STOP, 0, 0
         move, given, taken = STOP, 0, 0
-        for i in range(3):
-            kept = bits ^ hand[i]
-            for j in range(3):
-                value = place[kept | widow[j]]
+        for out in range(3):
+            kept = bits ^ hand[out]
+            for into in range(3):
+                value = place[kept | widow[into]]
                 if value > best:
-                    best, move, given, taken = value, EXCHANGE, i, j
+                    best, move, given, taken = value, EXCHANGE, out, into
         if place[widow[0] | widow[1] | widow[2]] > best:
             return TAKE_ALL, 0, 0
         return move, given, taken
 
     def _finish(self, hands: Deal, winners: list[int] | None) -> tuple[int, int]:
-        """TR-12 and TR-3 (or lives), then the end of the game if too few seats can be dealt in again."""
+        """TR-12, then the pot (TR-3) or the lives, then the end of the game if too few seats can be dealt in."""
         place, order, me = self.place, self.order, self.seat
         places = [place[hands[s][0] | hands[s][1] | hands[s][2]] for s in order]
         if winners is None:
@@ -166,28 +166,36 @@ class DealStart:
             winners = [s for s, value in zip(order, places, strict=True) if value == best]
         mine = me in winners
         outcome = (1 if len(winners) == 1 else 0) if mine else -1
-        chips, lives = list(self.chips), self.lives
-        pot, delta = self.pot, 0
         if self.rules.scoring is Scoring.POT:
-            share = pot // len(winners)
-            for w in winners:
-                chips[w] += share
-            pot -= share * len(winners)
-            delta = share if mine else 0
-        else:
-            worst = min(places)
-            losers = [s for s, value in zip(order, places, strict=True) if value == worst]
-            after_deal = list(lives)
-            for s in losers:
-                after_deal[s] -= 1
-            if any(after_deal):
-                lives = tuple(after_deal)
-                if not mine and me not in losers:
-                    outcome = 0
-        players = participants(self.rules, tuple(chips), lives)
-        if not can_deal(self.rules, players):  # the game is over: the pot left goes to its heir
+            share = self.pot // len(winners)
+            chips = tuple(held + share if s in winners else held for s, held in enumerate(self.chips))
+            return self._game_end(
+                winners, chips, self.lives, self.pot - share * len(winners), share if mine else 0, outcome
+            )
+        losers, lives = self._lives_lost(places)
+        if losers and not mine and me not in losers:
+            outcome = 0
+        return self._game_end(winners, self.chips, lives, self.pot, 0, outcome)
+
+    def _lives_lost(self, places: list[int]) -> tuple[list[int], tuple[int, ...]]:
+        """LIVES: the worst hands (``places`` in play order) lose a life, unless that leaves nobody alive."""
+        worst = min(places)
+        losers = [s for s, value in zip(self.order, places, strict=True) if value == worst]
+        after_deal = list(self.lives)
+        for loser in losers:
+            after_deal[loser] -= 1
+        if not any(after_deal):
+            return [], self.lives
+        return losers, tuple(after_deal)
+
+    def _game_end(
+        self, winners: list[int], chips: tuple[int, ...], lives: tuple[int, ...], pot: int, delta: int, outcome: int
+    ) -> tuple[int, int]:
+        """(``delta``, ``outcome``), with the pot left (``pot``) to the seat if the game ends and it is the heir."""
+        players = participants(self.rules, chips, lives)
+        if not can_deal(self.rules, players):
             heir = players[0] if self.rules.scoring is Scoring.LIVES and players else winners[0]
-            if heir == me:
+            if heir == self.seat:
                 delta += pot
         return delta, outcome
 
@@ -198,25 +206,28 @@ def start(state: TableState, seat: int, owned: int, max_steps: int) -> DealStart
     unseen cards other seats hold, :class:`~mazziere.engine.bots.hidden.Hidden`)."""
     if not isinstance(state, TrentunoState) or state.phase is not Phase.PLAYING or state.turn != seat:
         return None
+    if len(state.widow) != 3 or any(tc.card is None or not tc.seen_by.admits(seat) for tc in state.widow):
+        return None
+    template = _template(state, seat)
+    if template is None or sum(row.count(UNSEEN) for row in template) != owned:
+        return None
+    return DealStart(state, seat, template, max_steps)
+
+
+def _template(state: TrentunoState, seat: int) -> Deal | None:
+    """Every hand as the seat sees it: a card's bit, or :data:`UNSEEN` for another seat's face-down card; None if
+    a hand holds a card nobody sees or is not of three cards."""
     template: Deal = []
-    unseen = 0
     for hand in state.hands:
         row: list[int] = []
         for tc in hand:
-            if tc.card is None:
-                return None
-            if tc.seen_by.admits(seat):
+            if tc.card is not None and tc.seen_by.admits(seat):
                 row.append(card_bit(tc.card))
-            elif tc.seen_by.seats:
+            elif tc.card is not None and tc.seen_by.seats:
                 row.append(UNSEEN)
-                unseen += 1
             else:
                 return None
         if row and len(row) != 3:
             return None
         template.append(row)
-    if unseen != owned or len(state.widow) != 3:
-        return None
-    if any(tc.card is None or not tc.seen_by.admits(seat) for tc in state.widow):
-        return None
-    return DealStart(state, seat, template, max_steps)
+    return template
