@@ -1,16 +1,29 @@
 """``python -m bench`` (``make bench``): every benchmark, each printing its goal and PASS or MISS, then a summary.
 
 The in-process ones always run (the engine beside RLCard and OpenSpiel, random play through the learning
-environments, an Act step by step, the round trip beside PokerKit, bot advice and advice at every table size,
-memory over a long run), and so do the hostile callers' one and the host under load (their own servers and
-clients, no tool); the other server ones run when their load tools are installed (h2load for gRPC, wrk for
-REST). The run ends with one table of every goal (:func:`bench.goals.summary`): the headline rows first, a bench
-that did not run marked ``not run``.
+environments, an Act step by step, the round trip beside PokerKit, bot advice, advice at every table size, the
+best bot against the cautious one, memory over a long run), and so do the hostile callers' one and the host under
+load (their own servers and clients, no tool); the other server ones run when their load tools are installed
+(h2load for gRPC, wrk for REST). The run ends with one table of every goal (:func:`bench.goals.summary`): the
+headline rows first, a bench that did not run marked ``not run``.
 """
 
 import shutil
 
-from bench import act, advise, calls, engine, goals, host_load, hostile, memory, rl, roundtrip, table_sizes
+from bench import (
+    act,
+    advise,
+    best_vs_cautious,
+    calls,
+    engine,
+    goals,
+    host_load,
+    hostile,
+    memory,
+    rl,
+    roundtrip,
+    table_sizes,
+)
 
 for name, run in (
     ("engine (bench.engine)", engine.main),
@@ -20,6 +33,7 @@ for name, run in (
     ("round trip (bench.roundtrip)", roundtrip.main),
     ("bot advice (bench.advise)", advise.main),
     ("advice at every table size (bench.table_sizes)", lambda: table_sizes.main([])),
+    ("best against cautious (bench.best_vs_cautious)", lambda: best_vs_cautious.main([])),
 ):
     print(f"\n== {name}")
     run()

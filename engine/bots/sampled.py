@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mazziere.engine import apply, chance, is_over, legal_actions, to_act
+from mazziere.engine.bots import trentuno
+from mazziere.engine.bots.cautious import cautious
 from mazziere.engine.bots.hidden import Hidden, determinize, view_key
 from mazziere.engine.bots.stop import Poll, Stop, Stopped
 from mazziere.engine.bots.values import EXACT, SAMPLED, ActionAdvice, Advice, mean_se
@@ -45,6 +47,49 @@ class _Result:
 
 class _TooBig(Exception):
     pass
+
+
+class _Engine:
+    """Play-outs through ``engine.apply`` on a determinization: any game, any policy."""
+
+    __slots__ = ("classify", "det", "policy", "seat", "state")
+
+    def __init__(self, state: TableState, seat: int, policy: Policy, classify: Classify) -> None:
+        self.state, self.seat, self.policy, self.classify = state, seat, policy, classify
+        self.det = state
+
+    def deal(self, order: Sequence[Card], seed: bytes) -> None:
+        self.det = determinize(self.state, self.seat, order, seed)
+
+    def play(self, action: Action) -> _Result:
+        return playout(self.det, self.seat, action, self.policy, self.classify)
+
+
+class _Trentuno:
+    """Play-outs of a Trentuno deal in play by the cautious policy, on plain integers
+    (:mod:`mazziere.engine.bots.trentuno`): the figures :class:`_Engine` gives, without a state per step."""
+
+    __slots__ = ("dealt", "start")
+
+    def __init__(self, start: trentuno.DealStart) -> None:
+        self.start = start
+        self.dealt: trentuno.Deal = []
+
+    def deal(self, order: Sequence[Card], seed: bytes) -> None:
+        self.dealt = self.start.deal(order)
+
+    def play(self, action: Action) -> _Result:
+        delta, outcome = self.start.play(self.dealt, action)
+        return _Result(delta, outcome, False, 0, False)
+
+
+def _playouts(state: TableState, seat: int, hidden: Hidden, policy: Policy, classify: Classify) -> _Engine | _Trentuno:
+    """The fastest play-outs that give the engine's figures for this decision."""
+    if policy is cautious:
+        start = trentuno.start(state, seat, hidden.owned, MAX_STEPS)
+        if start is not None:
+            return _Trentuno(start)
+    return _Engine(state, seat, policy, classify)
 
 
 def playout(state: TableState, seat: int, action: Action, policy: Policy, classify: Classify) -> _Result:
@@ -135,6 +180,7 @@ def evaluate(
         except _TooBig:
             samples = fallback
     samples = max(1, samples if samples is not None else fallback)
+    playouts = _playouts(state, seat, hidden, policy, classify)
     tallies = [_Tally() for _ in actions]
     deltas: list[list[int]] = [[] for _ in actions]  # per action, each sample's result: racing compares them
     live = list(range(len(actions)))
@@ -142,12 +188,12 @@ def evaluate(
     while done < samples:
         seed = key + done.to_bytes(4, "big")
         order = chance.shuffled(hidden.cards, seed, 0)
-        det = determinize(state, seat, order, seed)
+        playouts.deal(order, seed)
         results = []
         for a in live:
             if poll.due():
                 break
-            results.append(playout(det, seat, actions[a], policy, classify))
+            results.append(playouts.play(actions[a]))
         if len(results) < len(live):
             break  # stopped inside this sample: it is left out, so every action rests on the same samples
         for a, result in zip(live, results, strict=True):
