@@ -46,6 +46,14 @@ class SaltacavalloState(TableState, frozen=True):
     """Who took the pot when the game ended."""
     hands: int
     """Hands dealt so far (a replayed hand counts)."""
+    sitting_out: tuple[int, ...] = ()
+    """Living seats sitting out (option ``sit_out``), ascending: not dealt in until they sit in again."""
+
+
+def in_hand(state: SaltacavalloState) -> tuple[int, ...]:
+    """The lives of the seats dealt into a hand: a seat sitting out counts as not living."""
+    out = state.sitting_out
+    return tuple(0 if s in out else left for s, left in enumerate(state.lives)) if out else state.lives
 
 
 class SaltacavalloView(Value, frozen=True):
@@ -80,3 +88,5 @@ class SaltacavalloView(Value, frozen=True):
     """Who took (or shared) the pot when the game ended."""
     hands: int
     """Hands dealt so far (a replayed hand counts)."""
+    sitting_out: tuple[int, ...] = ()
+    """Living seats sitting out (option ``sit_out``): not dealt in until the dealer sits them in again."""
