@@ -86,6 +86,7 @@ class Host:
         self.snapshots = Snapshots(self._snapshot)
         self.hub = Hub()
         self.attendance = Attendance(store, self.hub, settings, self._now_ms, self._to_act, self._due)
+        self.sitter = sitting.Sitter(tables, self._gone, self._sit_move, self._record)
         self.reactions = reactions.Reactions()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
@@ -222,7 +223,7 @@ class Host:
         record, audience = await self._open(request.table_id, call)
         if audience.isdigit():
             record = await self._stored(self.attendance.arrived(record, int(audience)))
-            record = await self._sit_now(record)
+            record = await self.sitter.now(record)
         status = await self._stored(self._status(record))
         rest = hpb.GetHostedTableResponse(presence=self._presence(record, status), status=status.message())
         if audience.isdigit():
@@ -242,14 +243,7 @@ class Host:
                     ServiceReason.CAPABILITY_INVALID,
                     "this invite plays only its own seat; name that seat in the action",
                 )
-            if (
-                request.action.kind in (sitting.SIT_OUT, sitting.SIT_IN)
-                and Settings.decode(record.settings).follow_presence
-            ):
-                raise ServiceError.of(
-                    ServiceReason.INVALID_REQUEST,
-                    "at a table that follows presence the host sits seats out and in, by who is there",
-                )
+            sitting.check_person_move(request.action, Settings.decode(record.settings))
 
         record, seat = await self._open(request.table_id, call)
         if seat.isdigit():  # a person's call: present (a paused table resumes before the move)
@@ -286,7 +280,7 @@ class Host:
         seat = int(audience) if audience.isdigit() else None
         if seat is not None:
             record = await self._stored(self.attendance.arrived(record, seat))
-            record = await self._sit_now(record)
+            record = await self.sitter.now(record)
         await self._stored(self.attendance.watched(record))
         with self._watching(record, seat) as queue:
             if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
@@ -498,52 +492,8 @@ class Host:
         await self._stored(self.store.notify(table_id, reply.seq))  # every host's (this one's again: ignored)
         self.metrics.moves.labels("auto" if auto else "person").inc()
         if settings.follow_presence and not reply.is_over:
-            await self._sit(table_id, reply.seq, record, {s: _legal(reply.update(s)) for s in reply.to_act})
+            await self.sitter.after(record, reply)
         return told
-
-    # -- sitting out ------------------------------------------------------------------------------------
-
-    async def _sit(self, table_id: str, seq: int, record: TableRecord, legal: dict[int, list[pb.LegalAction]]) -> bool:
-        """At a table that follows presence, between hands: sit an away person's seat out, or a returned one in,
-        where the acting seats' ``legal`` actions offer it (services/host/sitting.py); the move's own follow-up
-        makes the next. Whether a move was made (a refusal, such as a move made first elsewhere, is no error)."""
-        if not any(legal.values()):
-            return False
-        try:
-            gone = await self._stored(self.attendance.gone(record, Settings.decode(record.settings)))
-            action = sitting.sit_move(legal, gone)
-            if action is None:
-                return False
-            await self._move(table_id, seq, Call(), action=action)
-        except ServiceError as exc:
-            self.log.info("sit_move_refused", table_id=table_id, reason=exc.reason)
-            return False
-        return True
-
-    async def _sit_now(self, record: TableRecord) -> TableRecord:
-        """A person came (a Watch, a look at the table): if the table is between hands, their seat sits in again
-        (and any other person's away seat sits out) at once, not at the next boundary. The record, as it is now."""
-        if record.closed or not Settings.decode(record.settings).follow_presence:
-            return record
-        try:
-            view = await self.tables.get_view(svc.GetViewRequest(table_id=record.table_id, state=record.token), Call())
-            if view.is_over or not await self._sit(
-                record.table_id, record.seq, record, await self._legal(record, view.to_act)
-            ):
-                return record
-        except ServiceError as exc:
-            self.log.info("sit_move_refused", table_id=record.table_id, reason=exc.reason)
-            return record
-        return await self._record(record.table_id)
-
-    async def _legal(self, record: TableRecord, to_act: Sequence[int]) -> dict[int, list[pb.LegalAction]]:
-        """The legal actions of each seat to act, read from the engine with the seat's key."""
-        legal: dict[int, list[pb.LegalAction]] = {}
-        for seat in to_act:
-            request = svc.GetViewRequest(table_id=record.table_id, state=record.token, seat=seat)
-            request.seat_key = record.seat_keys[seat]
-            legal[seat] = _legal((await self.tables.get_view(request, Call())).update(seat))
-        return legal
 
     # -- the turn timer ---------------------------------------------------------------------------------
 
@@ -604,7 +554,7 @@ class Host:
         if view.is_over or not view.to_act:
             return
         settings = Settings.decode(record.settings)
-        if settings.follow_presence and await self._sit(table_id, seq, record, await self._legal(record, view.to_act)):
+        if settings.follow_presence and await self.sitter.due(record, view.to_act):
             return  # a seat sat out or in at the hand boundary: the move set the next timer
         seat = view.to_act[0]
         await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
@@ -729,6 +679,12 @@ class Host:
         settings = Settings.decode(record.settings)
         return Status.of(record, settings, await self.attendance.seen(record, settings))
 
+    async def _gone(self, record: TableRecord) -> frozenset[int]:
+        return await self._stored(self.attendance.gone(record, Settings.decode(record.settings)))
+
+    async def _sit_move(self, table_id: str, seq: int, action: pb.Action) -> None:
+        await self._move(table_id, seq, Call(), action=action)
+
     async def _to_act(self, record: TableRecord) -> tuple[Sequence[int], bool]:
         view = await self.tables.get_view(svc.GetViewRequest(table_id=record.table_id, state=record.token), Call())
         return view.to_act, view.is_over
@@ -781,11 +737,6 @@ class _Watcher:
         self.audience = audience
         self.digest = digest
         self.view = _view(audience)
-
-
-def _legal(update: bytes) -> list[pb.LegalAction]:
-    """The legal actions of a seat's update (a ``SeatUpdate``'s bytes)."""
-    return list(pb.SeatUpdate.FromString(update).legal_actions)
 
 
 def _view(audience: str) -> str:
