@@ -9,6 +9,8 @@ A state is written as the MessagePack array ``[FORMAT, game, rules, body]``:
   values as arrays, cards as their index in :data:`~engine.cards.ALL_CARDS`, table cards as their ``code``;
   a field that is a whole pile (``tuple[Card, ...]`` such as the stock, ``tuple[TableCard, ...]`` such as the
   discards) as one binary string: a byte per card, or 8 bytes (big-endian) per table card.
+  A field added later goes last with a default: a body written before it (one item shorter) reads with the
+  default, so the tokens of an earlier build still decode.
 
 msgspec writes and reads it in C against the state class's type hints, so reading checks every type and names
 the path of a misfit (``state.body[8][1][0]``). The first byte of a JSON state of the first format is ``{``;
