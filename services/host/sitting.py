@@ -119,8 +119,8 @@ class Sitter:
         """Play the sitting move the acting seats' ``legal`` actions offer for who is gone, at ``seq``; the move's
         own follow-up makes the next. Whether a move was made (a refusal, such as a move made first elsewhere, is
         no error: the table plays on as it is)."""
-        if not any(legal.values()):
-            return False
+        if not any(entry.kind in (SIT_OUT, SIT_IN) for entries in legal.values() for entry in entries):
+            return False  # not between hands, or the game offers no sitting move: no presence read
         try:
             action = sit_move(legal, await self.gone(record))
             if action is None:
