@@ -56,8 +56,10 @@ def in_hand(state: SaltacavalloState) -> tuple[int, ...]:
     return tuple(0 if s in out else left for s, left in enumerate(state.lives)) if out else state.lives
 
 
-class SaltacavalloView(Value, frozen=True):
-    """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine."""
+class SaltacavalloView(Value, frozen=True, repr_omit_defaults=True):
+    """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine. Its repr leaves
+    out ``sitting_out`` while empty, so the bots' samples, seeded by the view (engine/bots/hidden.py), are those of
+    the views before the field was added."""
 
     names: tuple[str, ...]
     """The seats' names, by seat number."""

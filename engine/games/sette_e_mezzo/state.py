@@ -103,7 +103,10 @@ class SeatView(Value, frozen=True):
     burned: tuple[TableCard, ...]
 
 
-class SetteEMezzoView(Value, frozen=True):
+class SetteEMezzoView(Value, frozen=True, repr_omit_defaults=True):
+    """What one seat (or a spectator) may know. Its repr leaves out ``sitting_out`` while empty, so the bots'
+    samples, seeded by the view (engine/bots/hidden.py), are those of the views before the field was added."""
+
     phase: Phase
     bank: int
     turn: int | None
