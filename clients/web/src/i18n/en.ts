@@ -135,6 +135,7 @@ export const en: Catalogue = {
     revival: ["Revival", "Between hands a seat that is out may be given a life back."],
     revival_dealer_exempt: ["Dealer exempt", "The next dealer cannot give a life back."],
     end_at_two_split: ["End at two", "Stop when two seats are left and split the pot."],
+    sit_out: ["Sitting out", "Between hands a player who left may be sat out of the next hands, and back in."],
     ante: ["Ante", "The chips each seat puts in the pot before each deal."],
     tris_by_points: ["Tris by points", "Any three cards of the same value (king, queen, jack) are a tris."],
     max_rounds: ["Most rounds", "After this many rounds with no knock the dealer knocks."],

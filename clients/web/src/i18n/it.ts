@@ -137,6 +137,7 @@ export const it = {
     revival: ["Rientro", "Tra una mano e l'altra chi è fuori può riavere una vita."],
     revival_dealer_exempt: ["Mazziere escluso", "Il prossimo mazziere non può ridare una vita."],
     end_at_two_split: ["Fine a due", "Quando restano in due si ferma e si divide il piatto."],
+    sit_out: ["Fuori una mano", "Tra una mano e l'altra chi se n'è andato resta fuori dalle prossime mani, finché torna."],
     ante: ["Posta iniziale", "Le fiches di ciascuno nel piatto prima di ogni smazzata."],
     tris_by_points: ["Tris per punti", "Tre carte dello stesso valore (re, cavallo, fante) sono un tris."],
     max_rounds: ["Giri massimi", "Dopo tanti giri senza che nessuno bussi, il mazziere bussa d'ufficio."],
