@@ -130,6 +130,18 @@ def check_seats(path: str, seats: Sequence[int], n: int) -> None:
         check_seat(f"{path}[{i}]", seats[i], n)
 
 
+def check_sitting_out(path: str, sitting_out: Sequence[int], n: int, allowed: bool, dealer: int) -> None:
+    """The seats sitting out (option ``sit_out``): none unless the rules allow it; else seats of the table in
+    ascending order, each once, never ``dealer`` (the seat that deals plays every hand)."""
+    if sitting_out and not allowed:
+        raise invalid(path, "seats sit out but the rules do not allow it (option sit_out)")
+    check_seats(path, sitting_out, n)
+    if list(sitting_out) != sorted(set(sitting_out)):
+        raise invalid(path, f"{list(sitting_out)} is not ascending with each seat once")
+    if dealer in sitting_out:
+        raise invalid(path, f"seat {dealer} deals, so it cannot sit out")
+
+
 def check_length(path: str, items: Sequence[Any], n: int, what: str = "seats") -> None:
     if len(items) != n:
         raise invalid(path, f"{len(items)} entries for {n} {what}")

@@ -9,6 +9,8 @@ A state is written as the MessagePack array ``[FORMAT, game, rules, body]``:
   values as arrays, cards as their index in :data:`~engine.cards.ALL_CARDS`, table cards as their ``code``;
   a field that is a whole pile (``tuple[Card, ...]`` such as the stock, ``tuple[TableCard, ...]`` such as the
   discards) as one binary string: a byte per card, or 8 bytes (big-endian) per table card.
+  A field added later goes last with a default: a body written before it (one item shorter) reads with the
+  default, so the tokens of an earlier build still decode.
 
 msgspec writes and reads it in C against the state class's type hints, so reading checks every type and names
 the path of a misfit (``state.body[8][1][0]``). The first byte of a JSON state of the first format is ``{``;
@@ -90,6 +92,8 @@ def state_from_bytes(raw: bytes) -> TableState:
         fields = _body_decoder(kind).decode(body)
     except msgspec.DecodeError as exc:
         raise Rejected(Reason.INVALID_STATE, f"state{_what(exc, _body_types(kind))}") from None
+    if type(fields) is not tuple:  # a body with defaults reads as a value of its fields
+        fields = msgspec.structs.astuple(fields)
     cards, table_cards = _piles(kind)
     if cards or table_cards:
         fields = list(fields)
@@ -238,9 +242,21 @@ def _piles(state_type: type) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 @cache
 def _body_decoder(state_type: type) -> msgspec.msgpack.Decoder[Any]:
+    """The body as an array of the state's fields; a body written before a field with a default was added (at
+    the end) reads with that default, so the tokens of an earlier build still decode."""
     cards, table_cards = _piles(state_type)
-    types = [bytes if i in cards or i in table_cards else t for i, t in enumerate(_body_types(state_type).values())]
-    body: Any = tuple.__class_getitem__(tuple(types))
+    defaults = {f.name: f.default for f in msgspec.structs.fields(state_type) if f.default is not msgspec.NODEFAULT}
+    fields: list[Any] = []
+    for i, (name, kind) in enumerate(_body_types(state_type).items()):
+        written = bytes if i in cards or i in table_cards else kind
+        fields.append((name, written, defaults[name]) if name in defaults else (name, written))
+    body: Any = (
+        msgspec.defstruct(
+            f"{state_type.__name__}Body", fields, array_like=True, frozen=True, gc=False, forbid_unknown_fields=True
+        )
+        if defaults
+        else tuple.__class_getitem__(tuple(written for _, written, *_ in fields))
+    )
     return msgspec.msgpack.Decoder(body, dec_hook=_decode_hook)
 
 

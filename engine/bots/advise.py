@@ -12,6 +12,7 @@ from mazziere.engine.bots import outcomes, sampled, sette_e_mezzo
 from mazziere.engine.bots.cautious import cautious
 from mazziere.engine.bots.stop import Stop, polling
 from mazziere.engine.bots.values import EXACT, Advice
+from mazziere.engine.sitting import SIT_KINDS
 from mazziere.engine.table import Action, LegalAction, TableState
 
 
@@ -26,10 +27,17 @@ def actions_of(entries: tuple[LegalAction, ...], seat: int) -> tuple[Action, ...
     return tuple(out)
 
 
+def playing(entries: tuple[LegalAction, ...]) -> tuple[LegalAction, ...]:
+    """The entries that play the game: all but sitting a seat out or in (the table's choice of who plays)."""
+    return tuple(entry for entry in entries if entry.kind not in SIT_KINDS)
+
+
 def advise(state: TableState, seat: int, *, samples: int | None = None, stop: Stop | None = None) -> Advice:
-    """Advice for ``seat``: one entry per legal action (none when it may not act). ``samples`` forces sampling
-    with that many determinizations; by default a decision is computed exactly where that is cheap enough, and
-    otherwise sampled (:data:`~mazziere.engine.bots.sampled.DEFAULT_SAMPLES`).
+    """Advice for ``seat``: one entry per legal action (none when it may not act), but sitting a seat out or in
+    (``SIT_OUT``, ``SIT_IN``): those are the table's choice of who plays, not a bet to weigh.
+
+    ``samples`` forces sampling with that many determinizations; by default a decision is computed exactly
+    where that is cheap enough, and otherwise sampled (:data:`~mazziere.engine.bots.sampled.DEFAULT_SAMPLES`).
 
     ``stop`` (polled, never a clock): once it is True, exact advice raises
     :class:`~mazziere.engine.bots.stop.Stopped`, and sampled advice answers with the samples played so far
@@ -53,7 +61,7 @@ def advise_with(
     get_game(state.game)  # an unknown game is refused here, as everywhere
     if is_over(state) or not 0 <= seat < state.seat_count:
         return Advice(seat, EXACT, 0, ())
-    entries = legal_actions(state, seat)
+    entries = playing(legal_actions(state, seat))
     if not entries:
         return Advice(seat, EXACT, 0, ())
     actions = actions_of(entries, seat)

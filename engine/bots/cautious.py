@@ -6,6 +6,9 @@
   more and draws otherwise (S000's dealer habit). A dead seat names the first giver it may.
 * Trentuno: stop (or pass) holding 25 or more; otherwise make the exchange, or take the widow, that gives the best
   hand, and stop when nothing improves it.
+
+Between hands the bank (the dealer) deals; it never sits a seat out (option ``sit_out``), and sits the first one
+in when every player sits out.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ def sette_e_mezzo(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Ac
     s: SetteEMezzoState = state
     points = s.hands[seat].points
     if points < SM_STAND:
-        return _pick(seat, entries, "DEAL", "STAKE", "HIT", "STAND")
-    return _pick(seat, entries, "DEAL", "STAKE", "STAND", "HIT")
+        return _pick(seat, entries, "DEAL", "STAKE", "HIT", "STAND", "SIT_IN")
+    return _pick(seat, entries, "DEAL", "STAKE", "STAND", "HIT", "SIT_IN")
 
 
 def saltacavallo(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Action:
@@ -53,8 +56,8 @@ def saltacavallo(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Act
     if state.phase.value == "DEALER":
         return _pick(seat, entries, "KEEP" if rank >= SC_DEALER_KEEPS else "DRAW", "KEEP")
     if rank >= SC_KEEP:
-        return _pick(seat, entries, "DEAL", "KEEP")
-    return _pick(seat, entries, "DEAL", "SWAP", "KEEP")
+        return _pick(seat, entries, "DEAL", "KEEP", "SIT_IN")
+    return _pick(seat, entries, "DEAL", "SWAP", "KEEP", "SIT_IN")
 
 
 def trentuno(state: Any, seat: int, entries: tuple[LegalAction, ...]) -> Action:

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable
 
 from mazziere.engine import chance, get_game, legal_actions
-from mazziere.engine.bots.advise import actions_of, advise_with
+from mazziere.engine.bots.advise import actions_of, advise_with, playing
 from mazziere.engine.bots.cautious import cautious
 from mazziere.engine.bots.stop import Stop
 from mazziere.engine.errors import Reason, Rejected
@@ -38,7 +38,9 @@ def best_policy(state: TableState, seat: int, stop: Stop | None = None) -> Actio
     """The action with the highest expected chip result (ties: the better win-minus-lose, then legal order).
     Once ``stop`` is True, sampled advice stops and the best action of the samples so far is taken
     (:class:`~mazziere.engine.bots.stop.Stopped` if there are none, or if an exact enumeration was cut)."""
-    entries = legal_actions(state, seat)
+    entries = playing(legal_actions(state, seat))  # it never sits a seat out or in by its own choice
+    if not entries:
+        return cautious(state, seat)  # only sitting a seat in is left: the first one sits in
     if len(entries) == 1 and entries[0].min_amount == entries[0].max_amount:
         return entries[0].example(seat)  # nothing to weigh
     advice = advise_with(state, seat, None, BEST_SAMPLES, BEST_EXACT_LIMIT, race=True, stop=stop, least=1)

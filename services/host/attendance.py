@@ -88,6 +88,14 @@ def away(settings: Settings, hosting: Hosting, seen: Seen) -> frozenset[int]:
     )
 
 
+def gone(settings: Settings, hosting: Hosting, seen: Seen) -> frozenset[int]:
+    """The person seats whose person came and is away past the grace, at a table that follows presence and is
+    playing: the seats the host sits out where the game allows it (services/host/sitting.py)."""
+    if hosting.held or not settings.follow_presence:
+        return frozenset()
+    return frozenset(seat for seat in settings.people() if seen.joined(seat) and not seen.present(seat))
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """What every watcher is told of the table beside its steps: its state, its clock, the person seats taken
@@ -134,6 +142,13 @@ class Attendance:
         if not settings.minds_presence:
             return frozenset()
         return away(settings, Hosting.decode(record.hosting), await self.seen(record, settings))
+
+    async def gone(self, record: TableRecord, settings: Settings) -> frozenset[int]:
+        """The person seats away past the grace that the host may sit out (none at a table not following presence,
+        with no store read)."""
+        if not settings.follow_presence:
+            return frozenset()
+        return gone(settings, Hosting.decode(record.hosting), await self.seen(record, settings))
 
     async def arrived(self, record: TableRecord, seat: int) -> TableRecord:
         """A seat's person is at the table (a Watch opened, a call): counted present; the waiting room ends when

@@ -31,7 +31,7 @@ from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.host import capabilities, limits, reactions
+from mazziere.services.host import capabilities, limits, reactions, sitting
 from mazziere.services.host.attendance import Attendance, Hosting, Status
 from mazziere.services.host.hub import Hub, News
 from mazziere.services.host.metrics import HostMetrics
@@ -86,6 +86,7 @@ class Host:
         self.snapshots = Snapshots(self._snapshot)
         self.hub = Hub()
         self.attendance = Attendance(store, self.hub, settings, self._now_ms, self._to_act, self._due)
+        self.sitter = sitting.Sitter(tables, self._gone, self._sit_move, self._record)
         self.reactions = reactions.Reactions()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
@@ -168,7 +169,7 @@ class Host:
             svc.CreateTableRequest(
                 game=request.game,
                 preset=request.preset,
-                options=request.options,
+                options=sitting.with_sit_out(request),
                 seats=[pb.Seat(name=s.name, chips=s.chips) for s in request.seats],
             ),
             call,
@@ -222,6 +223,7 @@ class Host:
         record, audience = await self._open(request.table_id, call)
         if audience.isdigit():
             record = await self._stored(self.attendance.arrived(record, int(audience)))
+            record = await self.sitter.now(record)
         status = await self._stored(self._status(record))
         rest = hpb.GetHostedTableResponse(presence=self._presence(record, status), status=status.message())
         if audience.isdigit():
@@ -241,6 +243,7 @@ class Host:
                     ServiceReason.CAPABILITY_INVALID,
                     "this invite plays only its own seat; name that seat in the action",
                 )
+            sitting.check_person_move(request.action, Settings.decode(record.settings))
 
         record, seat = await self._open(request.table_id, call)
         if seat.isdigit():  # a person's call: present (a paused table resumes before the move)
@@ -277,6 +280,7 @@ class Host:
         seat = int(audience) if audience.isdigit() else None
         if seat is not None:
             record = await self._stored(self.attendance.arrived(record, seat))
+            record = await self.sitter.now(record)
         await self._stored(self.attendance.watched(record))
         with self._watching(record, seat) as queue:
             if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
@@ -487,6 +491,8 @@ class Host:
         self.hub.publish(table_id, reply.seq, told)  # this process's watchers, with what each is told
         await self._stored(self.store.notify(table_id, reply.seq))  # every host's (this one's again: ignored)
         self.metrics.moves.labels("auto" if auto else "person").inc()
+        if settings.follow_presence and not reply.is_over:
+            await self.sitter.after(record, reply)
         return told
 
     # -- the turn timer ---------------------------------------------------------------------------------
@@ -548,6 +554,8 @@ class Host:
         if view.is_over or not view.to_act:
             return
         settings = Settings.decode(record.settings)
+        if settings.follow_presence and await self.sitter.due(record, view.to_act):
+            return  # a seat sat out or in at the hand boundary: the move set the next timer
         seat = view.to_act[0]
         await self._move(table_id, seq, Call(), auto=(settings.bots[seat] or TIMER_POLICY, seat))
 
@@ -670,6 +678,12 @@ class Host:
     async def _status(self, record: TableRecord) -> Status:
         settings = Settings.decode(record.settings)
         return Status.of(record, settings, await self.attendance.seen(record, settings))
+
+    async def _gone(self, record: TableRecord) -> frozenset[int]:
+        return await self._stored(self.attendance.gone(record, Settings.decode(record.settings)))
+
+    async def _sit_move(self, table_id: str, seq: int, action: pb.Action) -> None:
+        await self._move(table_id, seq, Call(), action=action)
 
     async def _to_act(self, record: TableRecord) -> tuple[Sequence[int], bool]:
         view = await self.tables.get_view(svc.GetViewRequest(table_id=record.table_id, state=record.token), Call())

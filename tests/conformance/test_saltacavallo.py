@@ -41,6 +41,10 @@ GRID: list[dict[str, Any]] = [
     {"revival": False, "end_at_two_split": True},
     {"end_at_two_split": True, "all_dead_hand": "SPLIT_POT", "coin": 5},
     {"revival_dealer_exempt": True, "end_at_two_split": True, "reshuffle": "CONTINUE"},
+    {"sit_out": True},
+    {"sit_out": True, "all_dead_hand": "SPLIT_POT", "lives": 1},
+    {"sit_out": True, "revival_dealer_exempt": True, "reshuffle": "CONTINUE", "lives": 2},
+    {"sit_out": True, "revival": False, "end_at_two_split": True},
 ]
 
 

@@ -46,6 +46,12 @@ GRID: list[tuple[str, int, dict[str, Any], int]] = [
     ("CASINO", 7, {"ties_push": False, "raise_on_decision": True}, 100),
     ("CASINO", 2, {"forced_draws": False, "bank_first_card_up": False, "pack": "FRENCH"}, 20),
     ("CASINO", 3, {"hidden_card_choice": True, "burn_ranks": [3], "first_bank_seat": 2}, 100),
+    ("CLASSICO", 4, {"sit_out": True}, 100),
+    ("CLASSICO", 2, {"sit_out": True, "min_stake": 5, "max_stake": 20}, 30),
+    ("NAPOLETANO", 5, {"sit_out": True, "bank_passes_when": "EVERY_HAND"}, 20),
+    ("DELLARTI", 3, {"sit_out": True, "bank_passes_when": "DECK_EXHAUSTED", "reshuffle": "CONTINUE"}, 100),
+    ("CASINO", 4, {"sit_out": True}, 100),
+    ("CLASSICO", 12, {"sit_out": True, "bank_passes_when": "EVERY_HAND"}, 100),
 ]
 
 
@@ -60,6 +66,14 @@ def test_option_grid(preset: str, seats: int, options: dict[str, Any], chips: in
 def test_long_game_to_the_end(preset: str) -> None:
     actions = check_random_play("sette_e_mezzo", 3, preset=preset, chips=4, seed=7, max_actions=600)
     assert len(actions) < 600  # the chips ran out and the game ended
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_long_game_with_players_sitting_out_to_the_end(preset: str) -> None:
+    options = {"sit_out": True}
+    actions = check_random_play("sette_e_mezzo", 4, preset=preset, options=options, chips=4, seed=11, max_actions=900)
+    assert len(actions) < 900  # the chips ran out and the game ended
+    assert {"SIT_OUT", "SIT_IN"} <= {a.kind for a in actions}
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

@@ -35,10 +35,13 @@ class Case:
     seats: int
     chips: int = 100
     max_actions: int = 60
+    options: tuple[tuple[str, Any], ...] = ()
+    """Options over the preset, as (name, value) pairs; a case with options names them with ``label``."""
+    label: str = ""
 
     @property
     def name(self) -> str:
-        return f"{self.game}-{self.preset.lower()}-{self.seats}"
+        return f"{self.game}-{self.preset.lower()}{f'-{self.label}' if self.label else ''}-{self.seats}"
 
     @property
     def path(self) -> Path:
@@ -67,6 +70,8 @@ CASES: tuple[Case, ...] = (
     Case("trentuno", "VITE", 3, chips=10, max_actions=80),
     Case("trentuno", "VITE", 4, chips=10, max_actions=60),
     Case("trentuno", "LETTERALE", 3, max_actions=60),
+    Case("sette_e_mezzo", "CLASSICO", 4, chips=20, max_actions=60, options=(("sit_out", True),), label="sit-out"),
+    Case("saltacavallo", "NAPOLETANO", 4, chips=3, max_actions=60, options=(("sit_out", True),), label="sit-out"),
 )
 
 
@@ -84,7 +89,9 @@ def policy(case: Case, step: int, state: engine.TableState) -> Action:
 def play(case: Case) -> tuple[Outcome, list[tuple[Action, Outcome]]]:
     """The case's table and every (action, outcome) of its playthrough."""
     people = [Seat(f"p{i}", case.chips) for i in range(case.seats)]
-    first = engine.new_table(case.game, people, seed=case.seed, preset=case.preset, table_id=case.name)
+    first = engine.new_table(
+        case.game, people, seed=case.seed, preset=case.preset, options=dict(case.options), table_id=case.name
+    )
     state = first.state
     steps: list[tuple[Action, Outcome]] = []
     while not engine.is_over(state) and len(steps) < case.max_actions:
@@ -165,6 +172,7 @@ def render(case: Case) -> str:
     lines = [
         f"# Golden playthrough: {case.game}, preset {case.preset}, {case.seats} seats of {case.chips} chips, "
         f"seed {case.seed.decode()!r}, at most {case.max_actions} actions.",
+        *([f"# Options: {json.dumps(dict(case.options), separators=(',', ':'))}."] if case.options else []),
         "# Written by `make golden` (python -m tests.golden --update); tests/golden/test_golden.py replays and diffs.",
         "# '#N sS KIND' is an action; 'a b *: ...' what seats a, b and the spectator (*) saw of its events;",
         "# '= ...' the settlement, the chips and who acts next; 'view a b *: ...' the views (engine.codec.to_data).",

@@ -12,6 +12,8 @@ import grpc
 import pytest
 
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
+from mazziere.services.gen.mazziere.v1 import sette_e_mezzo_pb2 as sm
+from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from tests.host.conftest import Backend
 from tests.host.test_host import Hosted, cap, host_config, invites, refused, start_host, table_of
 from tests.host.test_store import step, table
@@ -200,3 +202,95 @@ async def test_both_stores_count_presence_for_every_replica_and_set_the_state_at
     assert not await second.set_hosting("t1", 7, "", 123)  # not at that seq: nothing changes
     kept = await first.get("t1")
     assert kept is not None and kept.hosting == '{"paused": true}' and kept.due_ms == 0
+
+
+def open_sette_e_mezzo(stub: Any, *, follow: bool = True, sit_out: bool | None = None) -> Any:
+    """Sette e mezzo for Ada (the bank), Bruno (a cautious bot) and Carla, with a long clock."""
+    seats = [hpb.HostedSeat(name="Ada", chips=20), hpb.HostedSeat(name="Bruno", chips=20, bot="cautious")]
+    seats.append(hpb.HostedSeat(name="Carla", chips=20))
+    rules = sm.SetteEMezzoRules(first_bank=sm.SETTE_E_MEZZO_FIRST_BANK_SEAT, first_bank_seat=0)
+    if sit_out is not None:
+        rules.sit_out = sit_out
+    request = hpb.OpenTableRequest(
+        game="sette_e_mezzo",
+        seats=seats,
+        turn_seconds=600,
+        follow_presence=follow,
+        options=pb.Rules(sette_e_mezzo=rules),
+    )
+    return stub.OpenTable(request, timeout=10)
+
+
+def sitting_out(hosted: Hosted, opened: Any) -> list[int]:
+    return list(owner_view(hosted, opened).update.update.view.sette_e_mezzo.sitting_out)
+
+
+def ada_plays(hosted: Hosted, opened: Any, kind: str) -> None:
+    """Ada (the bank) sends ``kind`` once it is her turn."""
+    keys = invites(opened)
+    wait_for(lambda: list(owner_view(hosted, opened).update.to_act) == [0])  # Bruno and the table play first
+    seq = owner_view(hosted, opened).update.seq
+    action = pb.Action(seat=0, kind=kind)
+    hosted.stub.Play(hpb.PlayRequest(table_id=opened.table_id, expected_seq=seq, action=action), metadata=cap(keys[0]))
+
+
+def phase(hosted: Hosted, opened: Any) -> int:
+    return int(owner_view(hosted, opened).update.update.view.sette_e_mezzo.phase)
+
+
+def test_a_person_away_past_the_grace_sits_out_at_the_hand_boundary_and_sits_in_on_return(hosted: Hosted) -> None:
+    opened = open_sette_e_mezzo(hosted.stub)
+    keys = invites(opened)
+    ada = watching(hosted, opened, keys[0])
+    next(ada)  # one after the other: two people arriving at once may each count the other absent
+    carla = watching(hosted, opened, keys[2])
+    next(carla)
+    carla.cancel()
+    next(m for m in ada if m.presence and presence_of(m, "played_by_table")[2])  # Carla is away past the grace
+    # Between hands (Ada deals next): the next look at the table sits Carla out; the view says so.
+    table_of(hosted.stub, opened, keys[0])
+    wait_for(lambda: sitting_out(hosted, opened) == [2])
+    ada_plays(hosted, opened, "DEAL")
+    dealt = owner_view(hosted, opened).update.update.view.sette_e_mezzo
+    assert not dealt.seats[2].cards and dealt.seats[2].status == sm.SETTE_E_MEZZO_STATUS_OUT
+    assert dealt.seats[2].chips == 20
+    # Carla comes back during the hand: she sits in at its end (at once if it is over), and is dealt in next.
+    wait_for(lambda: list(owner_view(hosted, opened).update.to_act) == [0])  # Bruno played; the bank's turn
+    during = phase(hosted, opened) == sm.SETTE_E_MEZZO_PHASE_BANK
+    back = watching(hosted, opened, keys[2])
+    next(back)
+    if during:
+        assert sitting_out(hosted, opened) == [2]
+        ada_plays(hosted, opened, "STAND")
+    wait_for(lambda: sitting_out(hosted, opened) == [])
+    assert owner_view(hosted, opened).update.update.view.sette_e_mezzo.seats[2].chips == 20  # paid nothing
+    ada_plays(hosted, opened, "DEAL")
+    assert owner_view(hosted, opened).update.update.view.sette_e_mezzo.seats[2].cards
+    ada.cancel(), back.cancel()
+
+
+def test_a_person_sends_no_sitting_move_at_a_table_that_follows_presence(hosted: Hosted) -> None:
+    opened = open_sette_e_mezzo(hosted.stub)
+    keys = invites(opened)
+    seq = owner_view(hosted, opened).update.seq
+    action = pb.Action(seat=0, kind="SIT_OUT", target=2)
+    request = hpb.PlayRequest(table_id=opened.table_id, expected_seq=seq, action=action)
+    assert refused(lambda: hosted.stub.Play(request, metadata=cap(keys[0]))) == "INVALID_ARGUMENT/INVALID_REQUEST"
+    assert sitting_out(hosted, opened) == []
+
+
+def test_where_the_game_does_not_allow_sitting_out_the_away_seat_is_still_played_cautiously(hosted: Hosted) -> None:
+    opened = open_sette_e_mezzo(hosted.stub, sit_out=False)  # the opener turned the option off
+    keys = invites(opened)
+    ada = watching(hosted, opened, keys[0])
+    next(ada)  # one after the other: two people arriving at once may each count the other absent
+    carla = watching(hosted, opened, keys[2])
+    next(carla)
+    carla.cancel()
+    next(m for m in ada if m.presence and presence_of(m, "played_by_table")[2])
+    table_of(hosted.stub, opened, keys[0])
+    ada_plays(hosted, opened, "DEAL")
+    assert sitting_out(hosted, opened) == []
+    wait_for(lambda: list(owner_view(hosted, opened).update.to_act) == [0])  # Carla's turn was played for her
+    assert owner_view(hosted, opened).update.update.view.sette_e_mezzo.seats[2].cards
+    ada.cancel()

@@ -41,6 +41,7 @@ def test_every_option_is_described() -> None:
         "revival",
         "revival_dealer_exempt",
         "end_at_two_split",
+        "sit_out",
     }
     assert all(o.doc for o in describe(SaltacavalloRules))
     for enum in (FirstDealer, Reshuffle, AllDeadHand):

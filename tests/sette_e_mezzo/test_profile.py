@@ -78,7 +78,7 @@ def test_contradictory_options_are_refused(options):
 
 def test_every_option_is_documented_and_enums_are_named_by_value():
     infos = describe(SetteEMezzoRules)
-    assert len(infos) == 29 and all(i.doc for i in infos)
+    assert len(infos) == 30 and all(i.doc for i in infos)
     for name in dir(r):
         kind = getattr(r, name)
         if isinstance(kind, type) and issubclass(kind, Enum):

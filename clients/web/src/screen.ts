@@ -96,9 +96,14 @@ function held(s: Session, ui: Ui): boolean {
   return ui.busy || s.connection !== "live";
 }
 
+const SITTING = new Set(["SIT_OUT", "SIT_IN"]);
+
+/** The moves offered to the viewer: the legal actions of their turn, but sitting a seat out or in, which the table
+ * does by who is there (docs/host.md), never a person. */
 function legalOf(s: Session): api.LegalAction[] {
-  return s.myTurn ? (s.update?.legalActions ?? []) : [];
+  return s.myTurn ? (s.update?.legalActions ?? []).filter((l) => !SITTING.has(l.kind)) : [];
 }
+
 
 /** The cards of the exchanges the rules allow now: the hand's and the widow's. */
 function exchangeable(legal: api.LegalAction[]): { hand: Set<string>; widow: Set<string> } {
@@ -179,7 +184,7 @@ function seatPanel(s: Session, ui: Ui, h: Handlers, seat: SeatPicture, i: number
   const status = bot
     ? el("span", { class: "presence bot" })
     : el("span", { class: `presence ${connected ? "on" : "off"}` }, connected ? t.table.present : t.table.away);
-  if (!bot && s.playedByTable(i)) status.append(" · ", el("span", { class: "played-by-table" }, t.hosting.playedByTable));
+  if (!bot && s.playedByTable(i) && !seat.sittingOut) status.append(" · ", el("span", { class: "played-by-table" }, t.hosting.playedByTable));
   const reacted = s.reactions.get(i);
   const bubble =
     reacted && reacted.until > Date.now()

@@ -20,6 +20,9 @@ export interface SetupChoice {
 
 type Mode = "solo" | "friends";
 
+/** Options a table that follows presence sets itself (services/host/sitting.py). */
+const TABLE_DECIDES = new Set(["sit_out"]);
+
 /** The Rules field of a game: "sette_e_mezzo" -> "setteEMezzo"; options likewise: "min_stake" -> "minStake". */
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -118,7 +121,9 @@ export function setupScreen(games: GameInfo[], start: (choice: SetupChoice) => v
   };
   const fillOptions = () => {
     const profile = presetProfile(game(), presetSelect.value);
-    options.replaceChildren(...game().options.map((o) => optionInput(o, profile[camel(o.name)])));
+    // Sitting out is the table's to decide, by who is there (docs/host.md): the form does not offer it.
+    const offered = game().options.filter((o) => !TABLE_DECIDES.has(o.name));
+    options.replaceChildren(...offered.map((o) => optionInput(o, profile[camel(o.name)])));
   };
 
   const rows = () => [...seats.querySelectorAll<HTMLElement>(".seat-row")];

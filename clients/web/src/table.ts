@@ -18,6 +18,8 @@ export interface SeatPicture {
   cards: TableCard[];
   notes: string[];
   out: boolean;
+  /** Not dealt into the next hands until it sits in again (a person away, sat out by the table). */
+  sittingOut: boolean;
 }
 
 export interface Pile {
@@ -51,8 +53,10 @@ function setteEMezzo(v: SetteEMezzoView, bankOfHand: number | undefined): TableP
     const status = t.view.smStatus[nameOf(SetteEMezzoStatus, s.status)];
     if (status) notes.push(status);
     if (s.points !== undefined) notes.push(t.view.points(halves(s.points)));
+    const sittingOut = v.sittingOut.includes(i);
+    if (sittingOut) notes.push(t.view.sittingOut);
     const cards = [...s.cards, ...s.burned];
-    return { name: s.name, chips: s.chips, cards, notes, out: s.status === SetteEMezzoStatus.OUT };
+    return { name: s.name, chips: s.chips, cards, notes, out: sittingOut || s.status === SetteEMezzoStatus.OUT, sittingOut };
   });
   const results = v.results.map((r) => {
     const who = v.seats[r.seat]?.name ?? "";
@@ -94,8 +98,10 @@ function saltacavallo(v: SaltacavalloView): TablePicture {
     if (i === v.dealer) notes.push(t.view.dealer);
     notes.push(t.view.lives(String(v.lives[i] ?? 0)));
     if (!v.alive[i]) notes.push(t.view.out);
+    const sittingOut = v.sittingOut.includes(i);
+    if (sittingOut) notes.push(t.view.sittingOut);
     const card = v.cards[i]?.value;
-    return { name, chips: v.chips[i] ?? 0n, cards: card ? [card] : [], notes, out: !v.alive[i] };
+    return { name, chips: v.chips[i] ?? 0n, cards: card ? [card] : [], notes, out: sittingOut || !v.alive[i], sittingOut };
   });
   const names = (seats: number[]) => listed(seats.map((s) => v.names[s] ?? ""));
   const results: string[] = [];
@@ -132,7 +138,7 @@ function trentuno(v: TrentunoView): TablePicture {
       notes.push(`${t.view.points(halves(r.points[i]))}${kind ? ` · ${kind}` : ""}`);
     }
     const out = v.inDeal.length > 0 && !v.inDeal.includes(i);
-    return { name, chips: v.chips[i] ?? 0n, cards: v.hands[i]?.values ?? [], notes, out };
+    return { name, chips: v.chips[i] ?? 0n, cards: v.hands[i]?.values ?? [], notes, out, sittingOut: false };
   });
   const names = (seats: number[]) => listed(seats.map((s) => v.names[s] ?? ""));
   const results: string[] = [];

@@ -8,7 +8,7 @@ from mazziere.engine.events import Event
 from mazziere.engine.games.saltacavallo import events
 from mazziere.engine.games.saltacavallo.pack import CAVALLO, FACE_UP, RE
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS, FirstDealer, Reshuffle, SaltacavalloRules
-from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, in_hand
 from mazziere.engine.games.saltacavallo.turns import dealers_turn, living_round, next_turn
 from mazziere.engine.seats import first_dealer, next_in_play, previous_in_play
 from mazziere.engine.step import Step
@@ -54,7 +54,7 @@ def choose_dealer(rules: SaltacavalloRules, n: int, dealing: Dealing) -> int:
 def deal(step: Step[SaltacavalloState]) -> Outcome:
     """SC-5/SC-6: shuffle (per ``reshuffle``), cut, one card each from the seat after the dealer, dealer last."""
     state = step.state
-    rules, lives, dealer = state.rules, state.lives, state.dealer
+    rules, lives, dealer = state.rules, in_hand(state), state.dealer
     order = living_round(lives, dealer)
     stock = state.stock
     if rules.reshuffle is Reshuffle.EVERY_HAND or len(stock) < len(order) + _DRAW_RESERVE:
@@ -64,7 +64,7 @@ def deal(step: Step[SaltacavalloState]) -> Outcome:
         step.event(events.CUT, seat=dealer if cutter is None else cutter, target=dealer)
     step.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
     step.dealing.took(stock, len(order))
-    hand: list[TableCard | None] = [None] * len(lives)
+    hand: list[TableCard | None] = [None] * len(lives)  # a seat sitting out gets no card
     for i, s in enumerate(order):
         card = stock[i]
         held = FACE_UP[card] if card.rank >= CAVALLO else TableCard(card, _OWN[s])

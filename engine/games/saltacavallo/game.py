@@ -14,10 +14,11 @@ from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.games.saltacavallo import events, validate
 from mazziere.engine.games.saltacavallo.deal import choose_dealer, deal
-from mazziere.engine.games.saltacavallo.lives import revive
+from mazziere.engine.games.saltacavallo.lives import revive, sit
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS, PRESETS, FirstDealer, SaltacavalloRules
 from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, SaltacavalloView
 from mazziere.engine.games.saltacavallo.turns import draw, keep, living_round, next_turn, swap, swap_target
+from mazziere.engine.sitting import SIT_IN, SIT_KINDS, SIT_OUT, sit_entries
 from mazziere.engine.step import Step
 from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import Viewer
@@ -47,7 +48,7 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
     state_type: ClassVar[type[SaltacavalloState]] = SaltacavalloState
     rules_type: ClassVar[type] = SaltacavalloRules
     presets = PRESETS
-    action_kinds: ClassVar[tuple[str, ...]] = (DEAL, KEEP, SWAP, DRAW, REVIVE)
+    action_kinds: ClassVar[tuple[str, ...]] = (DEAL, KEEP, SWAP, DRAW, REVIVE, SIT_OUT, SIT_IN)
 
     # -- a new table ------------------------------------------------------------------------------
 
@@ -138,6 +139,8 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             return deal(step)
         if kind == DRAW:
             return draw(step)
+        if kind in SIT_KINDS:
+            return sit(step, action.target, out=kind == SIT_OUT)  # type: ignore[arg-type]  # entries name one
         return revive(step, action.seat, action.target)  # type: ignore[arg-type]
 
     # -- what a seat may see ----------------------------------------------------------------------
@@ -160,20 +163,30 @@ class Saltacavallo(Game[SaltacavalloState, SaltacavalloRules]):
             revived=state.revived,
             winners=state.winners,
             hands=state.hands,
+            sitting_out=state.sitting_out,
         )
 
 
 def _between_hands(state: SaltacavalloState, seat: int) -> tuple[LegalAction, ...]:
-    """SC-5: the dealer deals; SC-13: a dead seat may ask a giver for a life."""
+    """SC-5: the dealer deals (option ``sit_out``: or sits a seat out or in); SC-13: a dead seat may ask a giver
+    for a life."""
     if seat == state.dealer:
-        return _DEAL_ONLY
+        return _dealers_choice(state) if state.rules.sit_out else _DEAL_ONLY
     if state.rules.revival and not state.lives[seat]:
         return tuple(_REVIVE[g] for g in _givers(state))
     return _NONE
 
 
+def _dealers_choice(state: SaltacavalloState) -> tuple[LegalAction, ...]:
+    """Option ``sit_out``: the dealer deals while another seat is dealt in, sits out a living seat that would be
+    dealt in, or sits in one that sits out (the dealer himself never sits out)."""
+    lives, dealer, sitting_out = state.lives, state.dealer, state.sitting_out
+    players = tuple(s for s, left in enumerate(lives) if left and s != dealer and s not in sitting_out)
+    return sit_entries(_DEAL_ONLY if players else _NONE, players, sitting_out)
+
+
 def _givers(state: SaltacavalloState) -> list[int]:
-    """SC-13: the living seats a dead seat may name as giver now."""
-    lives, revived = state.lives, state.revived
+    """SC-13: the living seats a dead seat may name as giver now (never one sitting out: it is away)."""
+    lives, revived, out = state.lives, state.revived, state.sitting_out
     exempt = state.dealer if state.rules.revival_dealer_exempt else -1
-    return [s for s in range(len(lives)) if lives[s] and s != exempt and s not in revived]
+    return [s for s in range(len(lives)) if lives[s] and s != exempt and s not in revived and s not in out]

@@ -1,4 +1,5 @@
-"""Lives and the pot: the end of a hand (SC-11, SC-12, SC-14, SC-15) and a life given between hands (SC-13)."""
+"""Lives and the pot: the end of a hand (SC-11, SC-12, SC-14, SC-15), and between hands a life given (SC-13) and
+a seat sat out or in (option ``sit_out``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Sequence
 from mazziere.engine.events import GAME_OVER, HAND_OVER
 from mazziere.engine.games.saltacavallo import events
 from mazziere.engine.games.saltacavallo.rules import AllDeadHand, SaltacavalloRules
-from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, in_hand
 from mazziere.engine.ledger import POT
 from mazziere.engine.seats import next_in_play, round_from
+from mazziere.engine.sitting import SAT_IN, SAT_OUT, seated
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
 from mazziere.engine.visibility import TableCard
@@ -20,7 +22,8 @@ def finish_hand(step: Step[SaltacavalloState]) -> Outcome:
     state = step.state
     rules, dealer = state.rules, state.dealer
     lives = list(state.lives)
-    living = [s for s in range(len(lives)) if lives[s]]
+    dealt = in_hand(state)
+    living = [s for s in range(len(lives)) if dealt[s]]  # the living seats dealt in (none sitting out)
     low, losers = _lowest(state.hand, living)
     if len(losers) == len(living) and _replays(rules, lives, losers):
         step.event(events.REPLAY, seat=dealer, points=low)
@@ -28,12 +31,12 @@ def finish_hand(step: Step[SaltacavalloState]) -> Outcome:
         return step.outcome(turn=-1, phase=Phase.DEAL, losers=())
     _lose_lives(step, lives, losers, low)
     step.event(HAND_OVER, seat=dealer, points=low)
-    winners = _winners(rules, [s for s in living if lives[s]], losers)
+    winners = _winners(rules, [s for s in range(len(lives)) if lives[s]], losers)
     next_dealer: int | None = dealer
     if winners:
         _pay_the_pot(step, winners)
     else:
-        next_dealer = next_in_play(lives, dealer)
+        next_dealer = _next_dealer(step, lives, dealer)
         step.event(events.NEXT_DEALER, seat=next_dealer)
     return step.outcome(
         turn=-1,
@@ -43,6 +46,22 @@ def finish_hand(step: Step[SaltacavalloState]) -> Outcome:
         losers=tuple(losers),
         winners=winners,
     )
+
+
+def _next_dealer(step: Step[SaltacavalloState], lives: list[int], dealer: int) -> int:
+    """SC-14: the next living seat deals, skipping the seats sitting out (option ``sit_out``); if only seats
+    sitting out live beside him, the next of them sits in to deal (the seat that deals never sits out)."""
+    out = step.state.sitting_out
+    seat = next_in_play([bool(left) and s not in out for s, left in enumerate(lives)], dealer)
+    if seat is None and lives[dealer]:
+        return dealer  # the others living sit out: he deals again (to nobody until one sits in)
+    if seat is None:
+        seat = next_in_play(lives, dealer)
+        assert seat is not None  # the game goes on: two seats live
+        if seat in out:
+            step.event(SAT_IN, seat=seat, target=seat)
+            step.change(sitting_out=seated(out, seat, out=False))
+    return seat
 
 
 def _lowest(hand: tuple[TableCard | None, ...], living: list[int]) -> tuple[int, list[int]]:
@@ -101,6 +120,13 @@ def _split(step: Step[SaltacavalloState], seats: Sequence[int]) -> None:
         step.event(events.POT_SHARE, seat=s, amount=amount)
 
 
+def sit(step: Step[SaltacavalloState], seat: int, out: bool) -> Outcome:
+    """Option ``sit_out``: between hands the dealer sits a living seat out of the next hands (``out``), or in."""
+    state = step.state
+    step.event(SAT_OUT if out else SAT_IN, seat=seat, target=state.dealer)
+    return step.outcome(sitting_out=seated(state.sitting_out, seat, out))
+
+
 def revive(step: Step[SaltacavalloState], dead: int, giver: int) -> Outcome:
     """SC-13: the giver hands one life (and its coin) to the dead seat; the giver may die."""
     state = step.state
@@ -114,6 +140,6 @@ def revive(step: Step[SaltacavalloState], dead: int, giver: int) -> Outcome:
     if not lives[giver]:
         step.event(events.DEAD, seat=giver)
         if giver == dealer:
-            dealer = next_in_play(lives, giver)  # type: ignore[assignment]  # the revived seat lives
+            dealer = _next_dealer(step, lives, giver)
             step.event(events.NEXT_DEALER, seat=dealer)
     return step.outcome(lives=tuple(lives), dealer=dealer, revived=(*state.revived, dead))

@@ -57,6 +57,7 @@ class SaltacavalloRules:
     revival: bool = option(True, "SC-13: Neapolitan revival: a dead seat may be given a life between hands")
     revival_dealer_exempt: bool = option(False, "SC-13: the next dealer cannot be named as the giver of a life")
     end_at_two_split: bool = option(False, "SC-15: stop when two seats live and split the pot between them")
+    sit_out: bool = option(False, "Sitting out: between hands the dealer may sit a living seat out of the next hands.")
 
     def validate(self) -> None:
         if not 1 <= self.lives <= MAX_LIVES:

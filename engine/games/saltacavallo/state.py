@@ -46,10 +46,20 @@ class SaltacavalloState(TableState, frozen=True):
     """Who took the pot when the game ended."""
     hands: int
     """Hands dealt so far (a replayed hand counts)."""
+    sitting_out: tuple[int, ...] = ()
+    """Living seats sitting out (option ``sit_out``), ascending: not dealt in until they sit in again."""
 
 
-class SaltacavalloView(Value, frozen=True):
-    """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine."""
+def in_hand(state: SaltacavalloState) -> tuple[int, ...]:
+    """The lives of the seats dealt into a hand: a seat sitting out counts as not living."""
+    out = state.sitting_out
+    return tuple(0 if s in out else left for s, left in enumerate(state.lives)) if out else state.lives
+
+
+class SaltacavalloView(Value, frozen=True, repr_omit_defaults=True):
+    """What one seat (or a spectator) may know. Cards come as TableCards, redacted by the engine. Its repr leaves
+    out ``sitting_out`` while empty, so the bots' samples, seeded by the view (engine/bots/hidden.py), are those of
+    the views before the field was added."""
 
     names: tuple[str, ...]
     """The seats' names, by seat number."""
@@ -80,3 +90,5 @@ class SaltacavalloView(Value, frozen=True):
     """Who took (or shared) the pot when the game ended."""
     hands: int
     """Hands dealt so far (a replayed hand counts)."""
+    sitting_out: tuple[int, ...] = ()
+    """Living seats sitting out (option ``sit_out``): not dealt in until the dealer sits them in again."""

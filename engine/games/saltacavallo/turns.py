@@ -10,7 +10,7 @@ from mazziere.engine.games.saltacavallo import events
 from mazziere.engine.games.saltacavallo.lives import finish_hand
 from mazziere.engine.games.saltacavallo.pack import CAVALLO, FACE_UP, FANTE, RE
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS
-from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, in_hand
 from mazziere.engine.seats import next_in_play, round_from
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
@@ -28,7 +28,7 @@ def swap_target(state: SaltacavalloState, seat: int) -> int | None:
     The next living seat; a cavallo there jumps to the seat after it (repeating), a re anywhere is a wall,
     the chain may end on the dealer but never passes him. Only face-up cards (public) decide it.
     """
-    lives, hand, dealer = state.lives, state.hand, state.dealer
+    lives, hand, dealer = in_hand(state), state.hand, state.dealer
     t: int | None = seat
     for _ in range(len(lives)):  # the chain ends on the dealer within one round of the table
         t = next_in_play(lives, t)  # type: ignore[arg-type]
@@ -96,7 +96,7 @@ def swap(step: Step[SaltacavalloState], seat: int, target: int) -> Outcome:
 def _after_turn(step: Step[SaltacavalloState]) -> Outcome:
     """The next seat with a face-down card plays, or the dealer's turn comes."""
     state = step.state
-    turn = next_turn(state.lives, state.hand, state.dealer, state.turn)
+    turn = next_turn(in_hand(state), state.hand, state.dealer, state.turn)
     if turn >= 0:
         return step.outcome(turn=turn)
     return dealers_turn(step)
@@ -106,7 +106,7 @@ def dealers_turn(step: Step[SaltacavalloState]) -> Outcome:
     """SC-10: every card is turned face up; a dealer without a cavallo or re then keeps or draws."""
     state = step.state
     revealed = list(state.hand)
-    for s in living_round(state.lives, state.dealer):
+    for s in living_round(in_hand(state), state.dealer):
         held = revealed[s]
         if held is None or held.card is None:
             raise _bad(f"state.hand[{s}]", f"living seat {s} holds no card")

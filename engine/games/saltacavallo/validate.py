@@ -5,7 +5,8 @@
   and the pot holds one coin per life lost until the game ends, then nothing.
 * Until the game is over at least two seats live (three with ``end_at_two_split``), and the dealer lives.
 * ``turn`` is a living seat other than the dealer holding a face-down card in PLAY, else -1. In PLAY and
-  DEALER exactly the living seats hold a card; in DEALER every one is face up. Winners exactly when over.
+  DEALER exactly the living seats hold a card, but those sitting out (option ``sit_out``: living seats, never
+  the dealer); in DEALER every one is face up. Winners exactly when over.
 * ``losers``, ``revived`` and ``winners`` name seats; revivals only between hands; ``hands`` is not negative.
 * Cards: distinct cards of the Italian pack across the hand, the stock and the discards; with ``EVERY_HAND``
   reshuffles, from the first deal on, all 40 of them (``CONTINUE`` leaves the cards of past hands off the table).
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from mazziere.engine.cards import ITALIAN_40
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS, Reshuffle, SaltacavalloRules
-from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState
+from mazziere.engine.games.saltacavallo.state import Phase, SaltacavalloState, in_hand
 from mazziere.engine.validate import (
     Pack,
     Piles,
@@ -25,6 +26,7 @@ from mazziere.engine.validate import (
     check_length,
     check_seat,
     check_seats,
+    check_sitting_out,
     invalid,
     table_card_key,
 )
@@ -50,6 +52,7 @@ def check_state(state: SaltacavalloState) -> None:
     else:
         _check_game_on(state, rules, n)
     _check_turn(state, n)
+    _check_sitting_out(state, n)
     if state.phase is _PLAY or state.phase is _DEALER:
         _check_hand_in_play(state, n)
     check_cards(state, _PACK, rules.reshuffle is _EVERY_HAND and state.hands > 0, _keys, _piles)
@@ -112,11 +115,19 @@ def _check_turn(state: SaltacavalloState, n: int) -> None:
         raise invalid("state.turn", f"seat {turn} is not a living player holding a face-down card")
 
 
+def _check_sitting_out(state: SaltacavalloState, n: int) -> None:
+    """Option ``sit_out``: living seats other than the dealer sit out."""
+    check_sitting_out("state.sitting_out", state.sitting_out, n, state.rules.sit_out, state.dealer)
+    for s in state.sitting_out:
+        if not state.lives[s]:
+            raise invalid("state.sitting_out", f"seat {s} is dead; only a living seat sits out")
+
+
 def _check_hand_in_play(state: SaltacavalloState, n: int) -> None:
     """PLAY and DEALER: no revivals; exactly the living seats hold a card, every one face up in DEALER."""
     if state.revived:
         raise invalid("state.revived", "revivals happen only between hands")
-    lives, hand, dealer_plays = state.lives, state.hand, state.phase is _DEALER
+    lives, hand, dealer_plays = in_hand(state), state.hand, state.phase is _DEALER
     for s in range(n):
         held = hand[s]
         if (held is None) is bool(lives[s]):

@@ -1,5 +1,5 @@
 """The bank and the deal: the first bank (SM-6), and each hand dealt, one card each with the bank last (SM-7),
-from a fresh pack or the stock (SM-18)."""
+from a fresh pack or the stock (SM-18), but to the players sitting out (option ``sit_out``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from mazziere.engine.games.sette_e_mezzo.points import scoring
 from mazziere.engine.games.sette_e_mezzo.rules import FirstBank, SetteEMezzoRules
 from mazziere.engine.games.sette_e_mezzo.state import Phase, SeatHand, SetteEMezzoState, Status
 from mazziere.engine.seats import first_dealer, round_from
+from mazziere.engine.sitting import SAT_IN, SAT_OUT, seated
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
 from mazziere.engine.visibility import NOBODY, TableCard, face_up
@@ -52,10 +53,12 @@ def _highest_card(rules: SetteEMezzoRules, n: int, dealing: Dealing) -> int:
 
 
 def deal(step: Step[SetteEMezzoState]) -> Outcome:
-    """SM-7: the cards of the last hand go to the discards; one face-down card each, bank last."""
+    """SM-7: the cards of the last hand go to the discards; one face-down card each, bank last (the players
+    sitting out are not dealt in)."""
     state = step.state
     rules = state.rules
-    seats = round_from([c >= rules.min_stake for c in state.chips], state.bank)
+    out = state.sitting_out
+    seats = round_from([c >= rules.min_stake and s not in out for s, c in enumerate(state.chips)], state.bank)
     stock, discards = _pack(step, len(seats))
     step.dealing.reveal(keep_current=True)  # the last hand's cards are gathered: an older pack is done
     step.dealing.took(stock, len(seats))
@@ -73,6 +76,13 @@ def deal(step: Step[SetteEMezzoState]) -> Outcome:
         phase=Phase.STAKE,
         turn=seats[0],
     )
+
+
+def sit(step: Step[SetteEMezzoState], seat: int, out: bool) -> Outcome:
+    """Option ``sit_out``: between hands the bank sits a player out of the next hands (``out``), or back in."""
+    state = step.state
+    step.event(SAT_OUT if out else SAT_IN, seat=seat, target=state.bank)
+    return step.outcome(sitting_out=seated(state.sitting_out, seat, out))
 
 
 def _pack(step: Step[SetteEMezzoState], dealt: int) -> tuple[tuple[Card, ...], tuple[TableCard, ...]]:

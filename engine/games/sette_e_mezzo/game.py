@@ -12,7 +12,7 @@ from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import GAME_OVER
 from mazziere.engine.game import Game
 from mazziere.engine.games.sette_e_mezzo import events, validate
-from mazziere.engine.games.sette_e_mezzo.deal import choose_bank, deal
+from mazziere.engine.games.sette_e_mezzo.deal import choose_bank, deal, sit
 from mazziere.engine.games.sette_e_mezzo.points import scoring
 from mazziere.engine.games.sette_e_mezzo.rules import PRESETS, BurnWhen, SetteEMezzoRules
 from mazziere.engine.games.sette_e_mezzo.state import (
@@ -23,6 +23,7 @@ from mazziere.engine.games.sette_e_mezzo.state import (
     SetteEMezzoView,
 )
 from mazziere.engine.games.sette_e_mezzo.turns import bank_hit, bank_stands, burn, hit, stake, stand
+from mazziere.engine.sitting import SIT_IN, SIT_KINDS, SIT_OUT, sit_entries
 from mazziere.engine.step import Step
 from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import Viewer
@@ -40,7 +41,7 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
     state_type = SetteEMezzoState
     rules_type = SetteEMezzoRules
     presets: ClassVar[dict[str, SetteEMezzoRules]] = PRESETS
-    action_kinds = (DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN)
+    action_kinds = (DEAL, STAKE, HIT, HIT_HIDDEN, STAND, BURN, SIT_OUT, SIT_IN)
 
     # -- a new table -------------------------------------------------------------------------------
 
@@ -93,7 +94,7 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             high = min(rules.max_stake, state.chips[seat])
             return _stakes(rules.min_stake, high, _can_burn(state, state.hands[seat]))
         if phase is Phase.WAIT_DEAL:
-            return _DEAL
+            return _between_hands(state) if state.rules.sit_out else _DEAL
         if phase is Phase.BANK:
             return _BANK_HIT_STAND if state.stock or state.discards else _STAND
         return ()
@@ -125,6 +126,8 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             return stake(step, seat, action.amount)
         if kind == BURN:
             return burn(step, seat)
+        if kind in SIT_KINDS:
+            return sit(step, action.target, out=kind == SIT_OUT)  # type: ignore[arg-type]  # entries name one
         return deal(step)
 
     # -- what a seat may see -----------------------------------------------------------------------
@@ -148,7 +151,16 @@ class SetteEMezzo(Game[SetteEMezzoState, SetteEMezzoRules]):
             len(state.discards),
             state.results,
             state.bank_points,
+            state.sitting_out,
         )
+
+
+def _between_hands(state: SetteEMezzoState) -> tuple[LegalAction, ...]:
+    """Option ``sit_out``: the bank deals while a player is dealt in, sits out a player who would be dealt in, or
+    sits in one who sits out (the bank itself never sits out: it deals)."""
+    rules, bank, sitting_out = state.rules, state.bank, state.sitting_out
+    players = tuple(s for s, c in enumerate(state.chips) if s != bank and c >= rules.min_stake and s not in sitting_out)
+    return sit_entries(_DEAL if players else (), players, sitting_out)
 
 
 def _decide(state: SetteEMezzoState, seat: int) -> tuple[LegalAction, ...]:

@@ -115,6 +115,7 @@ class SetteEMezzoRules:
     forced_draws: bool = option(False, "CASINO: draw while below the bank's up card, and once on a lone matta.")
     ties_push: bool = option(False, "CASINO: equal totals push instead of going to the bank.")
     five_tie_loses: bool = option(False, "CASINO: a tie at 5 loses even when ties push.")
+    sit_out: bool = option(False, "Sitting out: between hands the bank may sit a player out of the next hands.")
 
     def validate(self) -> None:
         def bad(message: str) -> Rejected:

@@ -139,13 +139,14 @@ def _pass_bank(
     if rules.bank_passes_on_reale and paid_double:
         bank = paid_double[0]
     elif rules.bank_passes_when is BankPasses.EVERY_HAND or exhausted:
-        bank = _next_bank(rules, chips, old)
+        bank = _next_bank(rules, chips, old, step.start.sitting_out)
     if bank != old:
         step.event(events.BANK_PASSED, seat=old, target=bank)
     return bank
 
 
-def _next_bank(rules: SetteEMezzoRules, chips: list[int], bank: int) -> int:
-    """The next seat in play order with at least ``min_stake`` chips (gap); the bank stays if none."""
-    s = next_in_play([c >= rules.min_stake for c in chips], bank)
+def _next_bank(rules: SetteEMezzoRules, chips: list[int], bank: int, sitting_out: tuple[int, ...]) -> int:
+    """The next seat in play order with at least ``min_stake`` chips (gap) that does not sit out; the bank stays
+    if none."""
+    s = next_in_play([c >= rules.min_stake and i not in sitting_out for i, c in enumerate(chips)], bank)
     return bank if s is None else s

@@ -88,6 +88,8 @@ class SetteEMezzoState(TableState, frozen=True):
     results: tuple[SeatResult, ...]
     bank_points: int | None
     """The bank's shown total in the last hand (None: it did not play or bust unshown)."""
+    sitting_out: tuple[int, ...] = ()
+    """The players sitting out (option ``sit_out``), ascending: not dealt in until they sit in again."""
 
 
 class SeatView(Value, frozen=True):
@@ -101,7 +103,10 @@ class SeatView(Value, frozen=True):
     burned: tuple[TableCard, ...]
 
 
-class SetteEMezzoView(Value, frozen=True):
+class SetteEMezzoView(Value, frozen=True, repr_omit_defaults=True):
+    """What one seat (or a spectator) may know. Its repr leaves out ``sitting_out`` while empty, so the bots'
+    samples, seeded by the view (engine/bots/hidden.py), are those of the views before the field was added."""
+
     phase: Phase
     bank: int
     turn: int | None
@@ -112,3 +117,5 @@ class SetteEMezzoView(Value, frozen=True):
     results: tuple[SeatResult, ...]
     """The last hand's results, until the next DEAL."""
     bank_points: int | None
+    sitting_out: tuple[int, ...] = ()
+    """The players sitting out (option ``sit_out``): not dealt in until the bank sits them in again."""

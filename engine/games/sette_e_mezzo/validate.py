@@ -10,6 +10,7 @@
 * Cards: before the first deal none; from it on, every card of the 40-card pack exactly once across the stock,
   the discards, and every seat's cards and burned cards.
 * Counters (``hand_number``) are not negative; results name seats.
+* Seats sitting out (option ``sit_out``): ascending, never the bank, none dealt into the hand being played.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from mazziere.engine.validate import (
     check_header,
     check_length,
     check_seat,
+    check_sitting_out,
     invalid,
     table_card_key,
 )
@@ -52,6 +54,7 @@ def check_state(state: SetteEMezzoState) -> None:
     _check_table(state, rules, n)
     _check_hands(state.hands, rules.max_stake)
     _check_turn(state, n)
+    _check_sitting_out(state, n)
     for i, r in enumerate(state.results):
         check_seat(f"state.results[{i}].seat", r.seat, n)
     _check_cards(state, rules)
@@ -99,6 +102,15 @@ def _check_turn(state: SetteEMezzoState, n: int) -> None:
         _check_players_turn(state, turn)
     if phase in _IN_HAND and not hands[bank].cards:
         raise invalid(f"state.hands[{bank}]", "the bank holds no card while a hand is played")
+
+
+def _check_sitting_out(state: SetteEMezzoState, n: int) -> None:
+    """Option ``sit_out``: players (never the bank) sit out; while a hand is played none of them holds a card."""
+    check_sitting_out("state.sitting_out", state.sitting_out, n, state.rules.sit_out, state.bank)
+    if state.phase in _IN_HAND:
+        for s in state.sitting_out:
+            if state.hands[s].cards:
+                raise invalid(f"state.hands[{s}]", f"seat {s} sits out but was dealt in")
 
 
 def _check_players_turn(state: SetteEMezzoState, turn: int) -> None:

@@ -163,7 +163,9 @@ type OpenTableRequest struct {
 	WaitingRoom bool `protobuf:"varint,6,opt,name=waiting_room,json=waitingRoom,proto3" json:"waiting_room,omitempty"`
 	// Follow who is present: when no person is present the table pauses (TABLE_STATE_PAUSED, no timer fires) until
 	// one returns, and the turns of a person away past the host's grace are played by the table at once
-	// (cautiously, Presence.played_by_table). Default false (the web table at /play sets it).
+	// (cautiously, Presence.played_by_table), or, where the game allows it, sit out from the next hand until their
+	// person is back (Sette e mezzo and Saltacavallo open with their option sit_out on unless it is set; docs/host.md).
+	// Default false (the web table at /play sets it).
 	FollowPresence bool `protobuf:"varint,7,opt,name=follow_presence,json=followPresence,proto3" json:"follow_presence,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache

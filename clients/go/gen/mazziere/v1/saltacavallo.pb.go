@@ -283,6 +283,8 @@ type SaltacavalloRules struct {
 	RevivalDealerExempt *bool `protobuf:"varint,12,opt,name=revival_dealer_exempt,json=revivalDealerExempt,proto3,oneof" json:"revival_dealer_exempt,omitempty"`
 	// SC-15: stop when two seats live and split the pot between them.
 	EndAtTwoSplit *bool `protobuf:"varint,13,opt,name=end_at_two_split,json=endAtTwoSplit,proto3,oneof" json:"end_at_two_split,omitempty"`
+	// Sitting out: between hands the dealer may sit a living seat out of the next hands.
+	SitOut        *bool `protobuf:"varint,14,opt,name=sit_out,json=sitOut,proto3,oneof" json:"sit_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -408,6 +410,13 @@ func (x *SaltacavalloRules) GetEndAtTwoSplit() bool {
 	return false
 }
 
+func (x *SaltacavalloRules) GetSitOut() bool {
+	if x != nil && x.SitOut != nil {
+		return *x.SitOut
+	}
+	return false
+}
+
 // SaltacavalloView is what one seat (or a spectator) may know of a Saltacavallo table.
 type SaltacavalloView struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -440,7 +449,9 @@ type SaltacavalloView struct {
 	// Hands dealt so far (a replayed hand counts).
 	Hands int32 `protobuf:"varint,14,opt,name=hands,proto3" json:"hands,omitempty"`
 	// Cards played out since the last shuffle (face up only where the receiver may see them).
-	Discards      []*TableCard `protobuf:"bytes,15,rep,name=discards,proto3" json:"discards,omitempty"`
+	Discards []*TableCard `protobuf:"bytes,15,rep,name=discards,proto3" json:"discards,omitempty"`
+	// Living seats sitting out (option sit_out): not dealt in until the dealer sits them in again.
+	SittingOut    []int32 `protobuf:"varint,16,rep,packed,name=sitting_out,json=sittingOut,proto3" json:"sitting_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -580,11 +591,18 @@ func (x *SaltacavalloView) GetDiscards() []*TableCard {
 	return nil
 }
 
+func (x *SaltacavalloView) GetSittingOut() []int32 {
+	if x != nil {
+		return x.SittingOut
+	}
+	return nil
+}
+
 var File_mazziere_v1_saltacavallo_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_saltacavallo_proto_rawDesc = "" +
 	"\n" +
-	"\x1emazziere/v1/saltacavallo.proto\x12\vmazziere.v1\x1a\x17mazziere/v1/cards.proto\"\x8a\a\n" +
+	"\x1emazziere/v1/saltacavallo.proto\x12\vmazziere.v1\x1a\x17mazziere/v1/cards.proto\"\xb4\a\n" +
 	"\x11SaltacavalloRules\x12(\n" +
 	"\rrules_version\x18\x01 \x01(\x05H\x00R\frulesVersion\x88\x01\x01\x12\x19\n" +
 	"\x05lives\x18\x02 \x01(\x05H\x01R\x05lives\x88\x01\x01\x12\x17\n" +
@@ -600,7 +618,8 @@ const file_mazziere_v1_saltacavallo_proto_rawDesc = "" +
 	"\arevival\x18\v \x01(\bH\n" +
 	"R\arevival\x88\x01\x01\x127\n" +
 	"\x15revival_dealer_exempt\x18\f \x01(\bH\vR\x13revivalDealerExempt\x88\x01\x01\x12,\n" +
-	"\x10end_at_two_split\x18\r \x01(\bH\fR\rendAtTwoSplit\x88\x01\x01B\x10\n" +
+	"\x10end_at_two_split\x18\r \x01(\bH\fR\rendAtTwoSplit\x88\x01\x01\x12\x1c\n" +
+	"\asit_out\x18\x0e \x01(\bH\rR\x06sitOut\x88\x01\x01B\x10\n" +
 	"\x0e_rules_versionB\b\n" +
 	"\x06_livesB\a\n" +
 	"\x05_coinB\f\n" +
@@ -616,7 +635,9 @@ const file_mazziere_v1_saltacavallo_proto_rawDesc = "" +
 	"\n" +
 	"\b_revivalB\x18\n" +
 	"\x16_revival_dealer_exemptB\x13\n" +
-	"\x11_end_at_two_split\"\xd3\x03\n" +
+	"\x11_end_at_two_splitB\n" +
+	"\n" +
+	"\b_sit_out\"\xf4\x03\n" +
 	"\x10SaltacavalloView\x12\x14\n" +
 	"\x05names\x18\x01 \x03(\tR\x05names\x12\x14\n" +
 	"\x05chips\x18\x02 \x03(\x03R\x05chips\x12\x10\n" +
@@ -634,7 +655,9 @@ const file_mazziere_v1_saltacavallo_proto_rawDesc = "" +
 	"\arevived\x18\f \x03(\x05R\arevived\x12\x18\n" +
 	"\awinners\x18\r \x03(\x05R\awinners\x12\x14\n" +
 	"\x05hands\x18\x0e \x01(\x05R\x05hands\x122\n" +
-	"\bdiscards\x18\x0f \x03(\v2\x16.mazziere.v1.TableCardR\bdiscardsB\a\n" +
+	"\bdiscards\x18\x0f \x03(\v2\x16.mazziere.v1.TableCardR\bdiscards\x12\x1f\n" +
+	"\vsitting_out\x18\x10 \x03(\x05R\n" +
+	"sittingOutB\a\n" +
 	"\x05_turn*\x94\x02\n" +
 	"\x17SaltacavalloFirstDealer\x12)\n" +
 	"%SALTACAVALLO_FIRST_DEALER_UNSPECIFIED\x10\x00\x12+\n" +

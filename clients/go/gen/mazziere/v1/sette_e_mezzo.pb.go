@@ -724,7 +724,9 @@ type SetteEMezzoRules struct {
 	// CASINO: equal totals push instead of going to the bank.
 	TiesPush *bool `protobuf:"varint,29,opt,name=ties_push,json=tiesPush,proto3,oneof" json:"ties_push,omitempty"`
 	// CASINO: a tie at 5 loses even when ties push.
-	FiveTieLoses  *bool `protobuf:"varint,30,opt,name=five_tie_loses,json=fiveTieLoses,proto3,oneof" json:"five_tie_loses,omitempty"`
+	FiveTieLoses *bool `protobuf:"varint,30,opt,name=five_tie_loses,json=fiveTieLoses,proto3,oneof" json:"five_tie_loses,omitempty"`
+	// Sitting out: between hands the bank may sit a player out of the next hands.
+	SitOut        *bool `protobuf:"varint,31,opt,name=sit_out,json=sitOut,proto3,oneof" json:"sit_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -969,6 +971,13 @@ func (x *SetteEMezzoRules) GetFiveTieLoses() bool {
 	return false
 }
 
+func (x *SetteEMezzoRules) GetSitOut() bool {
+	if x != nil && x.SitOut != nil {
+		return *x.SitOut
+	}
+	return false
+}
+
 // SetteEMezzoSeatView is one seat as the receiver may see it.
 type SetteEMezzoSeatView struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1171,7 +1180,9 @@ type SetteEMezzoView struct {
 	// The last hand's results, until the next DEAL.
 	Results []*SetteEMezzoSeatResult `protobuf:"bytes,8,rep,name=results,proto3" json:"results,omitempty"`
 	// The bank's shown total in the last hand, in halves; absent if it did not play or bust unshown.
-	BankPoints    *int32 `protobuf:"varint,9,opt,name=bank_points,json=bankPoints,proto3,oneof" json:"bank_points,omitempty"`
+	BankPoints *int32 `protobuf:"varint,9,opt,name=bank_points,json=bankPoints,proto3,oneof" json:"bank_points,omitempty"`
+	// The players sitting out (option sit_out): not dealt in until the bank sits them in again.
+	SittingOut    []int32 `protobuf:"varint,10,rep,packed,name=sitting_out,json=sittingOut,proto3" json:"sitting_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1269,11 +1280,18 @@ func (x *SetteEMezzoView) GetBankPoints() int32 {
 	return 0
 }
 
+func (x *SetteEMezzoView) GetSittingOut() []int32 {
+	if x != nil {
+		return x.SittingOut
+	}
+	return nil
+}
+
 var File_mazziere_v1_sette_e_mezzo_proto protoreflect.FileDescriptor
 
 const file_mazziere_v1_sette_e_mezzo_proto_rawDesc = "" +
 	"\n" +
-	"\x1fmazziere/v1/sette_e_mezzo.proto\x12\vmazziere.v1\x1a\x17mazziere/v1/cards.proto\"\x8e\x10\n" +
+	"\x1fmazziere/v1/sette_e_mezzo.proto\x12\vmazziere.v1\x1a\x17mazziere/v1/cards.proto\"\xb8\x10\n" +
 	"\x10SetteEMezzoRules\x12(\n" +
 	"\rrules_version\x18\x01 \x01(\x05H\x00R\frulesVersion\x88\x01\x01\x12 \n" +
 	"\tmin_seats\x18\x02 \x01(\x05H\x01R\bminSeats\x88\x01\x01\x12 \n" +
@@ -1311,7 +1329,8 @@ const file_mazziere_v1_sette_e_mezzo_proto_rawDesc = "" +
 	"\x12bank_first_card_up\x18\x1b \x01(\bH\x19R\x0fbankFirstCardUp\x88\x01\x01\x12&\n" +
 	"\fforced_draws\x18\x1c \x01(\bH\x1aR\vforcedDraws\x88\x01\x01\x12 \n" +
 	"\tties_push\x18\x1d \x01(\bH\x1bR\btiesPush\x88\x01\x01\x12)\n" +
-	"\x0efive_tie_loses\x18\x1e \x01(\bH\x1cR\ffiveTieLoses\x88\x01\x01B\x10\n" +
+	"\x0efive_tie_loses\x18\x1e \x01(\bH\x1cR\ffiveTieLoses\x88\x01\x01\x12\x1c\n" +
+	"\asit_out\x18\x1f \x01(\bH\x1dR\x06sitOut\x88\x01\x01B\x10\n" +
 	"\x0e_rules_versionB\f\n" +
 	"\n" +
 	"_min_seatsB\f\n" +
@@ -1347,7 +1366,9 @@ const file_mazziere_v1_sette_e_mezzo_proto_rawDesc = "" +
 	"\r_forced_drawsB\f\n" +
 	"\n" +
 	"_ties_pushB\x11\n" +
-	"\x0f_five_tie_loses\"\x93\x02\n" +
+	"\x0f_five_tie_losesB\n" +
+	"\n" +
+	"\b_sit_out\"\x93\x02\n" +
 	"\x13SetteEMezzoSeatView\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05chips\x18\x02 \x01(\x03R\x05chips\x12\x14\n" +
@@ -1363,7 +1384,7 @@ const file_mazziere_v1_sette_e_mezzo_proto_rawDesc = "" +
 	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\x06points\x18\x04 \x01(\x05H\x00R\x06points\x88\x01\x01\x12\x14\n" +
 	"\x05reale\x18\x05 \x01(\bR\x05realeB\t\n" +
-	"\a_points\"\x8b\x03\n" +
+	"\a_points\"\xac\x03\n" +
 	"\x0fSetteEMezzoView\x123\n" +
 	"\x05phase\x18\x01 \x01(\x0e2\x1d.mazziere.v1.SetteEMezzoPhaseR\x05phase\x12\x12\n" +
 	"\x04bank\x18\x02 \x01(\x05R\x04bank\x12\x17\n" +
@@ -1376,7 +1397,10 @@ const file_mazziere_v1_sette_e_mezzo_proto_rawDesc = "" +
 	"\fdiscard_size\x18\a \x01(\x05R\vdiscardSize\x12<\n" +
 	"\aresults\x18\b \x03(\v2\".mazziere.v1.SetteEMezzoSeatResultR\aresults\x12$\n" +
 	"\vbank_points\x18\t \x01(\x05H\x01R\n" +
-	"bankPoints\x88\x01\x01B\a\n" +
+	"bankPoints\x88\x01\x01\x12\x1f\n" +
+	"\vsitting_out\x18\n" +
+	" \x03(\x05R\n" +
+	"sittingOutB\a\n" +
 	"\x05_turnB\x0e\n" +
 	"\f_bank_points*t\n" +
 	"\x0fSetteEMezzoPack\x12\"\n" +
