@@ -1,7 +1,9 @@
-"""One Chromium for the whole run (Debian's, driven by Playwright), shared by every test that needs a browser.
+"""Chromium (Debian's, driven by Playwright) for every test that needs a browser: one per test module.
 
-A plugin of the root conftest, so that the web table's tests and the rolling-deploy tests get the same session
-fixture: Playwright's sync API runs one instance per process, and a second would fail to start.
+A plugin of the root conftest, so that the web table's tests and the rolling-deploy tests share one fixture.
+Playwright's sync API runs one instance per process (a second fails to start) and keeps an event loop running
+while it is open, in which ``asyncio.run`` refuses to start: so it is opened for a module and closed after it, and
+the asyncio tests of later modules run as they would alone.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install '.[dev]')")
     if not CHROMIUM.exists():
