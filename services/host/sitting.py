@@ -56,15 +56,18 @@ def with_sit_out(request: hpb.OpenTableRequest) -> pb.Rules:
 
 def sit_move(legal: Mapping[int, Sequence[pb.LegalAction]], gone: Iterable[int]) -> pb.Action | None:
     """The next sitting move the host plays, from each acting seat's legal actions: a seat sitting out whose
-    person is back sits in first; then an away person's seat sits out. None when there is nothing to do."""
+    person is back sits in first; then an away person's seat sits out, unless it is the last seat dealt in beside
+    the bank (a bank alone would have nobody to deal to: that seat is played cautiously instead). None when there
+    is nothing to do."""
     away = frozenset(gone)
     for seat, entries in legal.items():
         for entry in entries:
             if entry.kind == SIT_IN and entry.target not in away:
                 return pb.Action(seat=seat, kind=SIT_IN, target=entry.target)
     for seat, entries in legal.items():
+        dealt_in = {entry.target for entry in entries if entry.kind == SIT_OUT}
         for entry in entries:
-            if entry.kind == SIT_OUT and entry.target in away:
+            if entry.kind == SIT_OUT and entry.target in away and len(dealt_in) > 1:
                 return pb.Action(seat=seat, kind=SIT_OUT, target=entry.target)
     return None
 

@@ -29,6 +29,14 @@ def test_a_seat_whose_person_is_back_sits_in_before_an_away_one_sits_out() -> No
     assert sit_move(BETWEEN_HANDS, {3}) is None  # seat 3's person is still away; nobody else to sit out
 
 
+def test_the_last_seat_dealt_in_beside_the_bank_never_sits_out() -> None:
+    """A bank alone would have nobody to deal to: of two away seats, one sits out and the other is played."""
+    assert sit_move(BETWEEN_HANDS, {1, 2, 3}) == pb.Action(seat=0, kind="SIT_OUT", target=1)
+    last = {0: [pb.LegalAction(kind="DEAL"), pb.LegalAction(kind="SIT_OUT", target=2)]}
+    assert sit_move(last, {2}) is None
+    assert sit_move({0: [*last[0], pb.LegalAction(kind="SIT_IN", target=1)]}, {1, 2}) is None
+
+
 def test_nothing_to_do_where_the_game_offers_no_sitting_move() -> None:
     only_deal = {0: [pb.LegalAction(kind="DEAL")]}
     assert sit_move(only_deal, {1, 2}) is None  # Trentuno, or sit_out off: the seat is played cautiously
