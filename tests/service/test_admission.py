@@ -215,7 +215,7 @@ def test_work_near_its_deadline_is_told_to_stop(gated_bots: tuple[Served, thread
 @pytest.fixture(scope="module")
 def advised() -> Iterator[tuple[Served, svc.AdviseRequest]]:
     """A server, and an Advise of 1,000 sampled deals for the first turn of a 6-seat Trentuno deal (eleven moves
-    to weigh, each played out to the end of the deal): seconds of work, uncut, even on the compiled engine."""
+    to weigh, each played out to the end of the deal)."""
     served = Served(replace(BASE, replay_seconds=30.0))
     seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(6)]
     created = served.stub.CreateTable(svc.CreateTableRequest(game="trentuno", seats=seats, seed=b"a"), timeout=10)
@@ -237,8 +237,27 @@ def advised() -> Iterator[tuple[Served, svc.AdviseRequest]]:
     served.close()
 
 
+@pytest.fixture
+def slow_advice(monkeypatch: pytest.MonkeyPatch) -> list[bots.Advice]:
+    """Advice that takes a millisecond more at each poll of its ``stop`` (each play-out), so that 1,000 samples
+    outlast any deadline below a second however fast the engine plays them out; the advice given, in a list."""
+    done: list[bots.Advice] = []
+    real = bots.advise
+
+    def slowed(*args: Any, stop: Any = None, **kwargs: Any) -> bots.Advice:
+        def slow_stop() -> bool:
+            time.sleep(0.001)
+            return bool(stop is not None and stop())
+
+        done.append(real(*args, stop=slow_stop, **kwargs))
+        return done[-1]
+
+    monkeypatch.setattr(bots, "advise", slowed)
+    return done
+
+
 def test_advice_answers_within_the_callers_deadline_with_the_samples_it_has(
-    advised: tuple[Served, svc.AdviseRequest],
+    advised: tuple[Served, svc.AdviseRequest], slow_advice: list[bots.Advice]
 ) -> None:
     served, request = advised
     answer = served.stub.Advise(request, timeout=0.3)
@@ -249,17 +268,10 @@ def test_advice_answers_within_the_callers_deadline_with_the_samples_it_has(
 
 
 def test_advice_abandoned_by_its_caller_stops_and_frees_its_place(
-    advised: tuple[Served, svc.AdviseRequest], monkeypatch: pytest.MonkeyPatch
+    advised: tuple[Served, svc.AdviseRequest], slow_advice: list[bots.Advice]
 ) -> None:
     served, request = advised
-    done: list[bots.Advice] = []
-    real = bots.advise
-
-    def recorded(*args: Any, **kwargs: Any) -> bots.Advice:
-        done.append(real(*args, **kwargs))
-        return done[-1]
-
-    monkeypatch.setattr(bots, "advise", recorded)
+    done = slow_advice
     future = served.stub.Advise.future(request, timeout=60)
     wait_for(lambda: served.taken(CostClass.ADVICE) == 1)
     time.sleep(0.1)
