@@ -238,15 +238,22 @@ def phase(hosted: Hosted, opened: Any) -> int:
     return int(owner_view(hosted, opened).update.update.view.sette_e_mezzo.phase)
 
 
-def test_a_person_away_past_the_grace_sits_out_at_the_hand_boundary_and_sits_in_on_return(hosted: Hosted) -> None:
-    opened = open_sette_e_mezzo(hosted.stub)
+def carla_leaves(hosted: Hosted, opened: Any) -> tuple[dict[int, str], Any]:
+    """Ada and Carla open the table (one after the other: two people arriving at once may each count the other
+    absent), then Carla leaves, until she is away past the grace: the invites, and Ada's Watch."""
     keys = invites(opened)
     ada = watching(hosted, opened, keys[0])
-    next(ada)  # one after the other: two people arriving at once may each count the other absent
+    next(ada)
     carla = watching(hosted, opened, keys[2])
     next(carla)
     carla.cancel()
-    next(m for m in ada if m.presence and presence_of(m, "played_by_table")[2])  # Carla is away past the grace
+    next(m for m in ada if m.presence and presence_of(m, "played_by_table")[2])
+    return keys, ada
+
+
+def test_a_person_away_past_the_grace_sits_out_at_the_hand_boundary_and_sits_in_on_return(hosted: Hosted) -> None:
+    opened = open_sette_e_mezzo(hosted.stub)
+    keys, ada = carla_leaves(hosted, opened)  # Carla is away past the grace
     # Between hands (Ada deals next): the next look at the table sits Carla out; the view says so.
     table_of(hosted.stub, opened, keys[0])
     wait_for(lambda: sitting_out(hosted, opened) == [2])
@@ -281,13 +288,7 @@ def test_a_person_sends_no_sitting_move_at_a_table_that_follows_presence(hosted:
 
 def test_where_the_game_does_not_allow_sitting_out_the_away_seat_is_still_played_cautiously(hosted: Hosted) -> None:
     opened = open_sette_e_mezzo(hosted.stub, sit_out=False)  # the opener turned the option off
-    keys = invites(opened)
-    ada = watching(hosted, opened, keys[0])
-    next(ada)  # one after the other: two people arriving at once may each count the other absent
-    carla = watching(hosted, opened, keys[2])
-    next(carla)
-    carla.cancel()
-    next(m for m in ada if m.presence and presence_of(m, "played_by_table")[2])
+    keys, ada = carla_leaves(hosted, opened)
     table_of(hosted.stub, opened, keys[0])
     ada_plays(hosted, opened, "DEAL")
     assert sitting_out(hosted, opened) == []
