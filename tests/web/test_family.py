@@ -258,20 +258,30 @@ SHARE = """(() => {
     });
 })();"""
 
-READ_QR = """async ([png, jsqr]) => {
+PIXELS = """
+    // The pixels of a PNG image (base64), as a canvas draws it.
+    const pixels = async (png) => {
+        const image = new Image();
+        image.src = 'data:image/png;base64,' + png;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext('2d');
+        context.drawImage(image, 0, 0);
+        return context.getImageData(0, 0, image.width, image.height);
+    };"""
+
+READ_QR = (
+    """async ([png, jsqr]) => {
     // The QR code as the screen shows it, read back (jsQR, in a page of its own).
-    eval(jsqr);
-    const image = new Image();
-    image.src = 'data:image/png;base64,' + png;
-    await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d');
-    context.drawImage(image, 0, 0);
-    const pixels = context.getImageData(0, 0, image.width, image.height);
-    return jsQR(pixels.data, image.width, image.height)?.data ?? null;
+    eval(jsqr);"""
+    + PIXELS
+    + """
+    const image = await pixels(png);
+    return jsQR(image.data, image.width, image.height)?.data ?? null;
 }"""
+)
 
 
 def read_qr(browser: Any, png: bytes) -> str | None:
@@ -434,19 +444,11 @@ def test_axe_finds_no_serious_violation(browser: Any, server: Server, record: di
 
 SCENES = {"turn": (2, False), "result": (5, True), "fairness": (7, False)}
 
-DIFFERENCE = """async ([shot, reference]) => {
-    // The share of pixels that differ by more than a font's anti-aliasing does, between two PNG images.
-    const pixels = async (png) => {
-        const image = new Image();
-        image.src = 'data:image/png;base64,' + png;
-        await image.decode();
-        const canvas = document.createElement('canvas');
-        canvas.width = image.width;
-        canvas.height = image.height;
-        const context = canvas.getContext('2d');
-        context.drawImage(image, 0, 0);
-        return context.getImageData(0, 0, image.width, image.height);
-    };
+DIFFERENCE = (
+    """async ([shot, reference]) => {
+    // The share of pixels that differ by more than a font's anti-aliasing does, between two PNG images."""
+    + PIXELS
+    + """
     const [a, b] = [await pixels(shot), await pixels(reference)];
     if (a.width !== b.width || a.height !== b.height) return 1;
     let differ = 0;
@@ -456,6 +458,7 @@ DIFFERENCE = """async ([shot, reference]) => {
     }
     return differ / (a.width * a.height);
 }"""
+)
 TOLERANCE = 0.01
 """At most 1% of the pixels may differ much (text drawn by another version of a font moves a few pixels)."""
 
