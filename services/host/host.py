@@ -222,8 +222,7 @@ class Host:
     async def get_hosted_table(self, request: hpb.GetHostedTableRequest, call: Call) -> Written[Any]:
         record, audience = await self._open(request.table_id, call)
         if audience.isdigit():
-            record = await self._stored(self.attendance.arrived(record, int(audience)))
-            record = await self.sitter.now(record)
+            record = await self._arrive(record, int(audience))
         status = await self._stored(self._status(record))
         rest = hpb.GetHostedTableResponse(presence=self._presence(record, status), status=status.message())
         if audience.isdigit():
@@ -272,6 +271,12 @@ class Host:
         )
         return hpb.AdviseSeatResponse(advice=advice)
 
+    async def _arrive(self, record: TableRecord, seat: int) -> TableRecord:
+        """A seat's person opens the table (a Watch, a look): counted present, and the sitting moves this may call
+        for, played at once. The record, as it is now."""
+        arrived = await self._stored(self.attendance.arrived(record, seat))
+        return await self.sitter.now(arrived, returned=arrived is not record)
+
     async def watch(self, request: hpb.WatchRequest, call: Call) -> AsyncIterator[Written[Any] | Message]:
         revocations = self.hub.revocations  # read before the table: a reissue after it is heard or seen
         record, audience = await self._open(request.table_id, call)
@@ -279,8 +284,7 @@ class Host:
         watcher = _Watcher(audience, capabilities.digest(capabilities.presented(call.metadata)))
         seat = int(audience) if audience.isdigit() else None
         if seat is not None:
-            record = await self._stored(self.attendance.arrived(record, seat))
-            record = await self.sitter.now(record)
+            record = await self._arrive(record, seat)
         await self._stored(self.attendance.watched(record))
         with self._watching(record, seat) as queue:
             if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening

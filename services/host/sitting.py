@@ -103,11 +103,15 @@ class Sitter:
         """When the turn of a seat to act falls due: a sitting move first, if the table is between hands."""
         return await self._sit(record, record.seq, await self._legal(record, to_act))
 
-    async def now(self, record: TableRecord) -> TableRecord:
-        """A person came (a Watch, a look at the table): between hands their seat sits in again (and any away
-        person's seat sits out) at once, not at the next boundary. The record, as it is now."""
+    async def now(self, record: TableRecord, returned: bool) -> TableRecord:
+        """A person came (a Watch, a look at the table; ``returned``: their coming changed the table's state, as a
+        person back from away does): between hands their seat sits in again (and any away person's seat sits out)
+        at once, not at the next boundary. The record, as it is now. With nobody back and nobody away there is
+        nothing to do, and the engine is not asked (a look at the table costs no engine call)."""
         settings = Settings.decode(record.settings)
         if record.closed or not settings.follow_presence:
+            return record
+        if not returned and not await self.gone(record):
             return record
         try:
             view = await self.tables.get_view(svc.GetViewRequest(table_id=record.table_id, state=record.token), Call())

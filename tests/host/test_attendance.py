@@ -295,3 +295,30 @@ def test_where_the_game_does_not_allow_sitting_out_the_away_seat_is_still_played
     wait_for(lambda: list(owner_view(hosted, opened).update.to_act) == [0])  # Carla's turn was played for her
     assert owner_view(hosted, opened).update.update.view.sette_e_mezzo.seats[2].cards
     ada.cancel()
+
+
+def test_a_look_at_the_table_asks_the_engine_nothing_while_nobody_is_away(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A present person's look is served from the readers' snapshot: the sitting moves ask the engine only when
+    someone is away or back."""
+    opened = open_sette_e_mezzo(hosted.stub)
+    keys = invites(opened)
+    ada = watching(hosted, opened, keys[0])
+    next(ada)  # one after the other: two people arriving at once may each count the other absent
+    carla = watching(hosted, opened, keys[2])
+    next(carla)
+    table_of(hosted.stub, opened, keys[0])  # Ada's first look: the snapshot of her seat, made once for the step
+    tables = hosted.host.sitter.tables
+    asked: list[Any] = []
+    real = tables.get_view
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(tables, "get_view", counted)
+    for _ in range(3):
+        assert table_of(hosted.stub, opened, keys[0]).seat == 0
+    assert asked == []
+    ada.cancel(), carla.cancel()
