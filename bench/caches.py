@@ -43,8 +43,8 @@ def _lru(fn: Any) -> tuple[Callable[[], None], Callable[[], int], int]:
 
 
 def _turn_actions(n: int) -> None:
-    hands = itertools.permutations(FRENCH_32[:-3], 3)
-    widow = FRENCH_32[-3:]
+    hands = itertools.permutations([card.index for card in FRENCH_32[:-3]], 3)
+    widow = tuple(card.index for card in FRENCH_32[-3:])
     for hand, _ in zip(hands, range(n), strict=False):
         trentuno_game._turn_actions(hand, widow, False)
 

@@ -15,6 +15,7 @@ import pstats
 import random
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from bench.engine import new_state
@@ -28,8 +29,9 @@ ACTIONS = 3000
 """Random actions profiled per game."""
 
 
-def calls_per_action(game: str, preset: str | None, actions: int = ACTIONS) -> float:
-    """Python calls per action over ``actions`` random actions from fresh tables (seeded)."""
+def calls_per_action(game: str, preset: str | None, actions: int = ACTIONS) -> tuple[float, float, float]:
+    """Per action over ``actions`` random actions from fresh tables (seeded): the Python calls, the game's own
+    ``legal_actions`` worked out, and :func:`engine.get_game` calls (the game looked up)."""
     rng = random.Random(1)
     profiler = cProfile.Profile()
     played = table = 0
@@ -49,14 +51,22 @@ def calls_per_action(game: str, preset: str | None, actions: int = ACTIONS) -> f
                 break
     stats: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     total: int = sum(calls for (filename, _, _), (_, calls, *_) in stats.items() if filename != "~")  # "~": builtins
-    return total / played
+    legal = sum(calls for (filename, _, name), (_, calls, *_) in stats.items() if _games_own(filename, name))
+    lookups = sum(calls for (_, _, name), (_, calls, *_) in stats.items() if name == "get_game")
+    return total / played, legal / played, lookups / played
+
+
+def _games_own(filename: str, name: str) -> bool:
+    """A game's own ``legal_actions`` (``engine/games/<game>/game.py``), not the API's."""
+    path = Path(filename)
+    return name == "legal_actions" and path.name == "game.py" and path.parent.parent.name == "games"
 
 
 def _count() -> None:
     """In a pure-engine process: one line per game."""
     for game, preset in GAMES:
-        per_action = calls_per_action(game, preset)
-        print(f"{game} {preset or ''} {per_action:.1f}", flush=True)
+        calls, legal, lookups = calls_per_action(game, preset)
+        print(f"{game} {preset or '-'} {calls:.1f} {legal:.2f} {lookups:.2f}", flush=True)
 
 
 def main() -> dict[str, float]:
@@ -66,10 +76,11 @@ def main() -> dict[str, float]:
     )
     out: dict[str, float] = {}
     for row in child.stdout.splitlines():
-        game, preset, figure = row.split(" ")
-        out[game] = float(figure)
-        label = f"{game} {preset}".strip()
-        print(note(f"Python calls per random action, pure engine ({label}, {SEATS} seats)", f"{float(figure):.1f}"))
+        game, preset, calls, legal, lookups = row.split(" ")
+        out[game] = float(calls)
+        label = game if preset == "-" else f"{game} {preset}"
+        print(note(f"Python calls per random action, pure engine ({label}, {SEATS} seats)", f"{float(calls):.1f}"))
+        print(note(f"  legal actions worked out, get_game calls, per action ({label})", f"{legal}, {lookups}"))
     return out
 
 

@@ -52,6 +52,12 @@ __all__ = [
 for _game in games.BUILT_IN:
     registry.register(_game)
 
+_GAMES = registry.GAMES
+"""Games by id, read in place by the calls below (:func:`get_game` only names a missing one)."""
+_last_legal: tuple[TableState | None, int, tuple[LegalAction, ...]] = (None, -1, ())
+"""The last answer of :func:`legal_actions` with its state and seat: :func:`apply` on that very state (states
+never change) checks the action against it instead of working the legal actions out again."""
+
 MAX_CHIPS = 10**12
 """The most chips a seat may bring: every later amount (doubles, triples, pots) stays far inside 64 bits."""
 MAX_NAME = 100
@@ -100,7 +106,10 @@ def legal_actions(state: TableState, seat: int) -> tuple[LegalAction, ...]:
     >>> [entry.kind for entry in legal_actions(state, 0)], legal_actions(state, 1)
     (['DEAL'], ())
     """
-    return get_game(state.game).legal_actions(state, seat)
+    global _last_legal
+    legal = (_GAMES.get(state.game) or get_game(state.game)).legal_actions(state, seat)
+    _last_legal = (state, seat, legal)
+    return legal
 
 
 def to_act(state: TableState) -> tuple[int, ...]:
@@ -109,7 +118,7 @@ def to_act(state: TableState) -> tuple[int, ...]:
     >>> to_act(new_table("saltacavallo", [Seat(n, 100) for n in "abc"], seed=b"demo").state)
     (0,)
     """
-    return get_game(state.game).to_act(state)
+    return (_GAMES.get(state.game) or get_game(state.game)).to_act(state)
 
 
 def apply(state: TableState, action: Action) -> Outcome:
@@ -124,7 +133,9 @@ def apply(state: TableState, action: Action) -> Outcome:
     ...
     mazziere.engine.errors.Rejected: STAKE_OUT_OF_RANGE: STAKE amount 999 is outside [1, 10]
     """
-    return get_game(state.game).apply(state, action)
+    asked, seat, legal = _last_legal
+    game = _GAMES.get(state.game) or get_game(state.game)
+    return game.apply(state, action, legal if asked is state and seat == action.seat else None)
 
 
 def view(state: TableState, viewer: Viewer) -> Any:
@@ -135,7 +146,7 @@ def view(state: TableState, viewer: Viewer) -> Any:
     >>> view(state, 1).seats[1].cards, view(state, 1).seats[0].cards
     ((TableCard(Card.parse('Rb'), Audience(seats={1})),), (TableCard(None, Audience(seats={0})),))
     """
-    return redact(get_game(state.game).view(state, viewer), viewer)
+    return redact((_GAMES.get(state.game) or get_game(state.game)).view(state, viewer), viewer)
 
 
 def gather(state: TableState) -> Outcome:
@@ -157,7 +168,7 @@ def is_over(state: TableState) -> bool:
     >>> is_over(new_table("trentuno", [Seat(n, 10) for n in "abc"], seed=b"demo").state)
     False
     """
-    return get_game(state.game).is_over(state)
+    return (_GAMES.get(state.game) or get_game(state.game)).is_over(state)
 
 
 def state_to_bytes(state: TableState) -> bytes:

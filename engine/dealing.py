@@ -142,7 +142,7 @@ class Dealing:
         known = [p for p in places if p is not None]
         if not known or len(known) != len(cards) or len({p[0] for p in known}) != 1:
             return None, ()
-        return known[0][0], tuple(p[1] for p in known)
+        return known[0][0], tuple([p[1] for p in known])
 
     def tell(self, event: Event) -> Event:
         """Tell ``event`` (and return it as told): cards taken from a pack in this action carry their draw and

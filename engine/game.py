@@ -48,7 +48,7 @@ class Game(ABC, Generic[S, R]):
 
     @abstractmethod
     def legal_actions(self, state: S, seat: int) -> tuple[LegalAction, ...]:
-        """What ``seat`` may do now; empty when it is not that seat's turn."""
+        """What ``seat`` may do now; empty when it is not that seat's turn, or the game is over."""
 
     @abstractmethod
     def play(self, state: S, action: Action) -> Outcome:
@@ -85,16 +85,20 @@ class Game(ABC, Generic[S, R]):
 
     # -- shared behaviour ------------------------------------------------------------------------
 
-    def apply(self, state: S, action: Action) -> Outcome:
-        """Check ``action`` against the rules, then play it. Raises :class:`Rejected`; never half-applies."""
-        if self.is_over(state):
-            raise Rejected(Reason.GAME_OVER, "the game is over; no action is possible")
-        if not 0 <= action.seat < state.seat_count:
-            raise Rejected(Reason.INVALID_SEAT, f"seat {action.seat} is not at this {state.seat_count}-seat table")
-        legal = self.legal_actions(state, action.seat)
+    def apply(self, state: S, action: Action, legal: tuple[LegalAction, ...] | None = None) -> Outcome:
+        """Check ``action`` against the rules, then play it. Raises :class:`Rejected`; never half-applies.
+
+        ``legal``: :meth:`legal_actions` of ``action.seat`` on ``state`` if the caller has it already."""
+        seat = action.seat
+        if not 0 <= seat < len(state.names):
+            self._check_open(state)
+            raise Rejected(Reason.INVALID_SEAT, f"seat {seat} is not at this {len(state.names)}-seat table")
+        if legal is None:
+            legal = self.legal_actions(state, seat)
         if not legal:
+            self._check_open(state)
             waiting = ", ".join(map(str, self.to_act(state)))
-            raise Rejected(Reason.NOT_YOUR_TURN, f"seat {action.seat} may not act now; waiting for seat {waiting}")
+            raise Rejected(Reason.NOT_YOUR_TURN, f"seat {seat} may not act now; waiting for seat {waiting}")
         chosen = _match(legal, action)
         if not chosen.min_amount <= action.amount <= chosen.max_amount:
             raise Rejected(
@@ -119,15 +123,20 @@ class Game(ABC, Generic[S, R]):
             outcome = Outcome(end, tuple(events), outcome.settlement)
         return outcome
 
+    def _check_open(self, state: S) -> None:
+        """An action on a game that is over is refused as such, before what else is wrong with it."""
+        if self.is_over(state):
+            raise Rejected(Reason.GAME_OVER, "the game is over; no action is possible")
+
 
 def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:
-    kinds = [entry for entry in legal if entry.kind == action.kind]
-    if not kinds:
-        allowed = sorted({entry.kind for entry in legal})
-        raise Rejected(
-            Reason.ILLEGAL_ACTION, f"{action.kind!r} is not allowed now; seat {action.seat} may: {', '.join(allowed)}"
-        )
-    for entry in kinds:
-        if entry.target == action.target and entry.cards == action.cards:
-            return entry
-    raise Rejected(Reason.ILLEGAL_ACTION, f"{action.kind} is not allowed with these cards or target seat")
+    kind, found = action.kind, False
+    for entry in legal:
+        if entry.kind == kind:
+            if entry.target == action.target and entry.cards == action.cards:
+                return entry
+            found = True
+    if found:
+        raise Rejected(Reason.ILLEGAL_ACTION, f"{kind} is not allowed with these cards or target seat")
+    allowed = sorted({entry.kind for entry in legal})
+    raise Rejected(Reason.ILLEGAL_ACTION, f"{kind!r} is not allowed now; seat {action.seat} may: {', '.join(allowed)}")

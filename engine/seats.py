@@ -49,7 +49,7 @@ def previous_in_play(in_play: Sequence[object], seat: int) -> int | None:
 def others_after(in_play: Sequence[object], seat: int) -> tuple[int, ...]:
     """Every other seat in play, in play order from the one after ``seat``."""
     n = len(in_play)
-    return tuple(s for i in range(1, n) if in_play[s := (seat + i) % n])
+    return tuple([s for i in range(1, n) if in_play[s := (seat + i) % n]])
 
 
 def round_from(in_play: Sequence[object], seat: int) -> tuple[int, ...]:
@@ -64,7 +64,7 @@ def mask(seat_count: int, seats: Sequence[int]) -> tuple[bool, ...]:
     >>> mask(4, (0, 2))
     (True, False, True, False)
     """
-    return tuple(s in seats for s in range(seat_count))
+    return tuple([s in seats for s in range(seat_count)])
 
 
 def first_dealer(seat_count: int, dealing: Dealing, fixed: int | None) -> int:

@@ -72,6 +72,30 @@ def test_apply_counts_accepted_actions_and_ends_the_game():
     rejected(state, Action(0, "BET", 1), Reason.GAME_OVER)
 
 
+def test_a_game_over_is_told_before_a_seat_that_is_not_at_the_table():
+    with stacked("Ad Rd 2d"):
+        state = table()
+    for seat in range(3):
+        state = engine.apply(state, Action(seat, "BET", 2 if seat < 2 else 3)).state
+    rejected(state, Action(7, "BET", 1), Reason.GAME_OVER)
+
+
+def test_apply_checks_against_the_legal_actions_just_asked_for(monkeypatch):
+    """Legal actions are worked out once a step: asked for, then the action applied on that very state."""
+    state = table()
+    asked = []
+    real = Toy.legal_actions
+    monkeypatch.setattr(Toy, "legal_actions", lambda self, st, seat: asked.append(seat) or real(self, st, seat))
+    legal = engine.legal_actions(state, 0)
+    after = engine.apply(state, Action(0, "BET", legal[0].min_amount)).state
+    assert asked == [0]
+    engine.legal_actions(after, 1)
+    rejected(after, Action(1, "BET", 99), Reason.STAKE_OUT_OF_RANGE)  # that step's own answer
+    assert asked == [0, 1]
+    rejected(state, Action(1, "BET", 1), Reason.NOT_YOUR_TURN)  # another step: worked out again
+    assert asked[2] == 1
+
+
 def test_amount_bound_follows_the_seats_chips():
     state = table()
     state = engine.apply(state, Action(0, "BET", 1)).state

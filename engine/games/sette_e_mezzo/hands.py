@@ -111,9 +111,12 @@ def with_seat(hands: tuple[SeatHand, ...], seat: int, hand: SeatHand) -> tuple[S
 
 def public_points(hand: SeatHand) -> int:
     """The hand's total if every card of it is face up, else 0 (events never carry a hidden total)."""
-    return hand.points if all(tc.seen_by.everyone for tc in hand.cards) else 0
+    for tc in hand.cards:
+        if not tc.seen_by.everyone:
+            return 0
+    return hand.points
 
 
 def cards_of(cards: tuple[TableCard, ...]) -> tuple[Card, ...]:
     """The cards themselves (a state holds every card's face)."""
-    return tuple(tc.card for tc in cards)  # type: ignore[misc]
+    return tuple([tc.card for tc in cards])  # type: ignore[misc]

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from mazziere.engine.cards import FRENCH_40, ITALIAN_40, Card
+from mazziere.engine.cards import ALL_CARDS, FRENCH_40, ITALIAN_40, Card
 from mazziere.engine.games.sette_e_mezzo.rules import MattaValues, Pack, SetteEMezzoRules, pack_card
 
 SETTE_E_MEZZO = 15
-VALUE: dict[Card, int] = {c: 1 if c.is_figure else 2 * c.rank for c in ITALIAN_40 + FRENCH_40}
-"""SM-2: each card's value in halves: ace 2, 2..7 twice their rank, figures 1."""
+VALUE: tuple[int, ...] = tuple([1 if c.is_figure else 2 * c.rank for c in ALL_CARDS])
+"""SM-2: each card's value in halves, by the card's index: ace 2, 2..7 twice their rank, figures 1 (read by
+index, the hot path hashes no card)."""
 
 
 class Scoring:
@@ -46,7 +47,7 @@ class Scoring:
             if c == matta:
                 wild = True
             else:
-                base += VALUE[c]
+                base += VALUE[c.index]
         if wild and len(cards) == 1:
             return self.matta_low  # a matta alone counts its lowest value (gap)
         best = self._with_matta(base) if wild else base

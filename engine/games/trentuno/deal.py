@@ -26,8 +26,8 @@ def deal(step: Step[TrentunoState]) -> Outcome:
     step.dealing.reveal(keep_current=True)  # the last deal's pack is gathered
     step.dealing.took(deck, 3 * (len(order) + 1))
     dealt, widow_cards = _three_each(deck, order)
-    hands = tuple(tuple(TableCard(c, only(s)) for c in dealt[s]) if s in dealt else () for s in range(state.seat_count))
-    widow = tuple(TableCard(c, PUBLIC) for c in widow_cards)
+    hands = tuple([_face_down(dealt[s], s) if s in dealt else () for s in range(state.seat_count)])
+    widow = tuple([TableCard(c, PUBLIC) for c in widow_cards])
     step.event(events.DEAL, seat=dealer, amount=step.pot)
     for s in order:
         step.event(events.HAND, seat=s, cards=hands[s])
@@ -57,6 +57,12 @@ def _antes(step: Step[TrentunoState], order: tuple[int, ...]) -> None:
             step.pay(s, POT, ante, "ante")
 
 
+def _face_down(cards: list[Card], seat: int) -> tuple[TableCard, ...]:
+    """``cards`` in ``seat``'s hand, seen by that seat alone."""
+    mine = only(seat)
+    return tuple([TableCard(c, mine) for c in cards])
+
+
 def _three_each(deck: tuple[Card, ...], order: tuple[int, ...]) -> tuple[dict[int, list[Card]], list[Card]]:
     """TR-4: one card at a time round the deal and one to the widow, three times: each seat's cards, the widow's."""
     dealt: dict[int, list[Card]] = {s: [] for s in order}
@@ -77,7 +83,7 @@ def _trentuno_at_once(step: Step[TrentunoState], dealt: dict[int, list[Card]], w
     state = step.state
     dealer, hands, tbp = state.dealer, state.hands, state.rules.tris_by_points
     if hand_key(widow_cards, tbp)[0] == TRENTUNO:
-        taken = tuple(TableCard(c, only(dealer)) for c in widow_cards)
+        taken = _face_down(widow_cards, dealer)
         laid = tuple(TableCard(tc.card, PUBLIC) for tc in hands[dealer])
         step.change(hands=(*hands[:dealer], taken, *hands[dealer + 1 :]), widow=laid)
         step.event(events.WIDOW_TRENTUNO, seat=dealer, cards=state.widow)  # the widow as it was dealt

@@ -7,20 +7,20 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from mazziere.engine.cards import Card
+from mazziere.engine.cards import ALL_CARDS
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
 from mazziere.engine.games.trentuno import events, validate
 from mazziere.engine.games.trentuno.deal import deal
-from mazziere.engine.games.trentuno.players import can_deal, held, participants
+from mazziere.engine.games.trentuno.players import can_deal, participants
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
 from mazziere.engine.games.trentuno.state import Phase, TrentunoState, TrentunoView
 from mazziere.engine.games.trentuno.turns import exchange, pass_turn, stop, take_all
 from mazziere.engine.seats import first_dealer, mask, next_in_play
 from mazziere.engine.step import Step
 from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
-from mazziere.engine.visibility import Viewer
+from mazziere.engine.visibility import TableCard, Viewer
 
 DEAL = "DEAL"
 EXCHANGE = "EXCHANGE"
@@ -32,12 +32,18 @@ _DEAL_ACTIONS = (LegalAction(DEAL),)
 
 
 @lru_cache(maxsize=1024)  # ~1.8 KiB an entry: a state's turn is asked for a few times in a row (docs/performance.md)
-def _turn_actions(hand: tuple[Card, ...], widow: tuple[Card, ...], last_round: bool) -> tuple[LegalAction, ...]:
-    """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
-    out = [LegalAction(EXCHANGE, cards=(given, taken)) for given in hand for taken in widow]
+def _turn_actions(hand: tuple[int, ...], widow: tuple[int, ...], last_round: bool) -> tuple[LegalAction, ...]:
+    """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round).
+    The cards by their indexes: integers, which the cache hashes without calling Python."""
+    cards = ALL_CARDS
+    out = [LegalAction(EXCHANGE, cards=(cards[given], cards[taken])) for given in hand for taken in widow]
     out.append(LegalAction(TAKE_ALL))
     out.append(LegalAction(PASS if last_round else STOP))
     return tuple(out)
+
+
+def _indexes(cards: tuple[TableCard, ...]) -> tuple[int, ...]:
+    return tuple([tc.card.index for tc in cards])  # type: ignore[union-attr]  # the state holds every card's face
 
 
 class Trentuno(Game[TrentunoState, TrentunoRules]):
@@ -94,7 +100,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if state.phase is Phase.PLAYING:
             if seat != state.turn:
                 return ()
-            return _turn_actions(held(state.hands[seat]), held(state.widow), state.stopper is not None)
+            return _turn_actions(_indexes(state.hands[seat]), _indexes(state.widow), state.stopper is not None)
         if state.phase is Phase.WAITING and seat == state.dealer:
             return _DEAL_ACTIONS
         return ()

@@ -13,8 +13,8 @@ from mazziere.engine.visibility import TableCard
 def participants(rules: TrentunoRules, chips: tuple[int, ...], lives: tuple[int, ...]) -> tuple[int, ...]:
     """Who is dealt in: POT, the seats that can pay the ante; LIVES, the seats with a life left."""
     if rules.scoring is Scoring.LIVES:
-        return tuple(s for s, left in enumerate(lives) if left > 0)
-    return tuple(s for s, c in enumerate(chips) if c >= rules.ante)
+        return tuple([s for s, left in enumerate(lives) if left > 0])
+    return tuple([s for s, c in enumerate(chips) if c >= rules.ante])
 
 
 def can_deal(rules: TrentunoRules, players: tuple[int, ...]) -> bool:
@@ -35,4 +35,4 @@ def after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> tuple[int, ..
 
 def held(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:
     """The cards of a hand on the table (a state holds every card's face)."""
-    return tuple(tc.card for tc in hand)  # type: ignore[misc]  # the state never holds redacted cards
+    return tuple([tc.card for tc in hand])  # type: ignore[misc]  # the state never holds redacted cards

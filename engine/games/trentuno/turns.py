@@ -18,8 +18,7 @@ def exchange(step: Step[TrentunoState], seat: int, given: Card, taken: Card) -> 
     """TR-9: one card of the hand for one of the widow, both shown."""
     state = step.state
     hand, widow = state.hands[seat], state.widow
-    i = next(k for k, tc in enumerate(hand) if tc.card == given)
-    j = next(k for k, tc in enumerate(widow) if tc.card == taken)
+    i, j = held(hand).index(given), held(widow).index(taken)
     hand = (*hand[:i], TableCard(taken, hand[i].seen_by), *hand[i + 1 :])
     widow = (*widow[:j], TableCard(given, PUBLIC), *widow[j + 1 :])
     step.event(events.EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))
@@ -32,8 +31,8 @@ def take_all(step: Step[TrentunoState], seat: int) -> Outcome:
     hand = state.hands[seat]
     mine = hand[0].seen_by
     hand, widow = (
-        tuple(TableCard(tc.card, mine) for tc in state.widow),
-        tuple(TableCard(tc.card, PUBLIC) for tc in hand),
+        tuple([TableCard(tc.card, mine) for tc in state.widow]),
+        tuple([TableCard(tc.card, PUBLIC) for tc in hand]),
     )
     step.event(events.TAKE_ALL, seat=seat, cards=widow)
     return _new_hand(step, seat, hand, widow, Closing.TAKE_ALL)
