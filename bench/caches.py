@@ -18,12 +18,11 @@ from mazziere import engine
 from mazziere.engine import codec, validate, values, visibility, wire
 from mazziere.engine.bots import sette_e_mezzo as sm_bots
 from mazziere.engine.bots.sette_e_mezzo import opponents as sm_opponents
-from mazziere.engine.cards import ALL_CARDS, FRENCH_32
+from mazziere.engine.cards import ALL_CARDS
 from mazziere.engine.games.saltacavallo.rules import MAX_SEATS as SALTACAVALLO_SEATS
 from mazziere.engine.games.sette_e_mezzo import game as sette_e_mezzo_game
 from mazziere.engine.games.sette_e_mezzo import points
 from mazziere.engine.games.sette_e_mezzo.rules import CLASSICO
-from mazziere.engine.games.trentuno import game as trentuno_game
 from mazziere.engine.rl import adapter as rl_adapter
 from mazziere.engine.visibility import Audience
 
@@ -40,13 +39,6 @@ class Cache:
 
 def _lru(fn: Any) -> tuple[Callable[[], None], Callable[[], int], int]:
     return fn.cache_clear, lambda: fn.cache_info().currsize, fn.cache_info().maxsize
-
-
-def _turn_actions(n: int) -> None:
-    hands = itertools.permutations([card.index for card in FRENCH_32[:-3]], 3)
-    widow = tuple(card.index for card in FRENCH_32[-3:])
-    for hand, _ in zip(hands, range(n), strict=False):
-        trentuno_game._turn_actions(hand, widow, False)
 
 
 def _decisions(n: int) -> None:
@@ -150,7 +142,6 @@ def _bot_memo(n: int) -> None:
 def caches() -> list[Cache]:
     out = []
     for name, fn, fill in [
-        ("trentuno._turn_actions", trentuno_game._turn_actions, _turn_actions),
         ("sette_e_mezzo._decisions", sette_e_mezzo_game._decisions, _decisions),
         ("sette_e_mezzo._stakes", sette_e_mezzo_game._stakes, _stakes),
         ("sette_e_mezzo.points._by_value", points._by_value, _by_value),

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.engine import new_state
-from bench.goals import note
+from bench.goals import note, verdict
 from mazziere import engine
 from mazziere.engine.table import Action
 
 GAMES = (("sette_e_mezzo", "CLASSICO"), ("saltacavallo", None), ("trentuno", "CLASSICO"))
+GOALS = {"sette_e_mezzo": 45.0, "trentuno": 85.5}
+"""At most half the calls per action of the engine that made 90 (Sette e mezzo) and 171 (Trentuno)."""
 SEATS = 6
 ACTIONS = 3000
 """Random actions profiled per game."""
@@ -79,7 +81,9 @@ def main() -> dict[str, float]:
         game, preset, calls, legal, lookups = row.split(" ")
         out[game] = float(calls)
         label = game if preset == "-" else f"{game} {preset}"
-        print(note(f"Python calls per random action, pure engine ({label}, {SEATS} seats)", f"{float(calls):.1f}"))
+        what = f"Python calls per random action, pure engine ({label}, {SEATS} seats)"
+        goal, figure = GOALS.get(game), float(calls)
+        print(note(what, f"{figure:.1f}") if goal is None else verdict(what, figure, goal, "calls", at_most=True))
         print(note(f"  legal actions worked out, get_game calls, per action ({label})", f"{legal}, {lookups}"))
     return out
 

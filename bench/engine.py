@@ -11,7 +11,10 @@ cards dealt) are sampled and applied in the same loop, so their time counts, but
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +37,9 @@ GOAL_OPENSPIEL = 2.0
 """Sette e mezzo CLASSICO (6 seats) random play: at least this many times OpenSpiel blackjack's decisions/s."""
 GOAL_OPENSPIEL_TRENTUNO = 1.0
 """Trentuno CLASSICO (6 seats) random play: at least OpenSpiel blackjack's decisions per second."""
+GOAL_TRENTUNO_COST = 1.3
+"""Trentuno's time per random action at most this many times Sette e mezzo's (6 seats each), in either engine."""
+PURE_ROUNDS = 5
 
 
 @dataclass
@@ -177,6 +183,10 @@ def main() -> dict[str, float]:
     for name, rate in (("sette e mezzo", sette), ("trentuno", trentuno)):
         what = f"{name} decisions/s vs openspiel blackjack, chance sampled by chance_outcomes()"
         print(note(what, f"{rate / weighted:.2f} x ({vs.format(rate, weighted)})"))
+    cost = "trentuno's time per random action vs sette e mezzo's ({} engine)"
+    print(verdict(cost.format("compiled"), sette / trentuno, GOAL_TRENTUNO_COST, at_most=True))
+    pure_sette, pure_trentuno = _pure_rates()
+    print(verdict(cost.format("pure"), pure_sette / pure_trentuno, GOAL_TRENTUNO_COST, at_most=True))
     return {
         "engine_ratio": sette / rlcard,
         "openspiel_ratio": sette / openspiel,
@@ -184,5 +194,19 @@ def main() -> dict[str, float]:
     }
 
 
+def _pure_rates() -> tuple[float, float]:
+    """Sette e mezzo's and Trentuno's actions per second in the pure engine (a child process)."""
+    env = {**os.environ, "MAZZIERE_PURE": "1"}
+    child = [sys.executable, "-m", "bench.engine", "--pure-child"]
+    sette, trentuno = subprocess.run(child, env=env, capture_output=True, text=True, check=True).stdout.split()
+    return float(sette), float(trentuno)
+
+
+def _print_pure_rates() -> None:
+    players = {SETTE: mazziere_player("sette_e_mezzo", 6), TRENTUNO: mazziere_player("trentuno", 6)}
+    rates = median_rates(players, PURE_ROUNDS)
+    print(rates[SETTE][0], rates[TRENTUNO][0])
+
+
 if __name__ == "__main__":
-    main()
+    _print_pure_rates() if sys.argv[1:] == ["--pure-child"] else main()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -39,7 +40,7 @@ ALGORITHM = 2
 record of a number it does not know."""
 MAX_ENTROPY = 32
 """The most bytes one seat contributes to one draw."""
-_WORD = 4  # bytes per draw
+_WORD = 4  # bytes per draw (">I" words)
 _SPACE = 1 << (8 * _WORD)
 
 
@@ -61,23 +62,27 @@ def contribution(seat: int, entropy: bytes) -> bytes:
 class _Stream:
     """Uniform integers from SHAKE-256(deal domain || SHA-256(mix domain || seed || entropy))."""
 
-    __slots__ = ("_buffer", "_input", "_offset")
+    __slots__ = ("_input", "_next", "_words")
 
     def __init__(self, seed: bytes, entropy: bytes, expected_draws: int) -> None:
         self._input = DEAL_DOMAIN + hashlib.sha256(MIX_DOMAIN + seed + entropy).digest()
-        self._buffer = hashlib.shake_256(self._input).digest(_WORD * (expected_draws + 4))
-        self._offset = 0
+        self._words = self._read(expected_draws + 4)
+        self._next = 0
 
     def below(self, n: int) -> int:
         """An unbiased integer in ``range(n)`` (rejection sampling, no modulo bias)."""
         limit = _SPACE - _SPACE % n
         while True:
-            if self._offset + _WORD > len(self._buffer):  # rare: read further along the same output stream
-                self._buffer = hashlib.shake_256(self._input).digest(2 * len(self._buffer))
-            word = int.from_bytes(self._buffer[self._offset : self._offset + _WORD], "big")
-            self._offset += _WORD
+            if self._next == len(self._words):  # rare: read further along the same output stream
+                self._words = self._read(2 * len(self._words))
+            word = self._words[self._next]
+            self._next += 1
             if word < limit:
                 return word % n
+
+    def _read(self, count: int) -> tuple[int, ...]:
+        """The stream's first ``count`` words (each read once, in one call)."""
+        return struct.unpack(f">{count}I", hashlib.shake_256(self._input).digest(_WORD * count))
 
 
 def order(items: Sequence[T], seed: bytes, entropy: bytes = b"") -> tuple[T, ...]:

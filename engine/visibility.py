@@ -105,6 +105,8 @@ NOBODY = Audience()
 
 def only(*seats: int) -> Audience:
     """The audience of exactly these seats."""
+    if len(seats) == 1:  # the usual case: a card dealt face down to one seat
+        return Audience.from_code(2 << _seat(seats[0]))
     return Audience(seats=frozenset(seats))
 
 

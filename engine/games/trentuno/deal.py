@@ -5,7 +5,7 @@ from __future__ import annotations
 from mazziere.engine.cards import FRENCH_32, Card
 from mazziere.engine.games.trentuno import events
 from mazziere.engine.games.trentuno.hands import TRENTUNO, hand_key
-from mazziere.engine.games.trentuno.players import participants
+from mazziere.engine.games.trentuno.players import face_up, participants
 from mazziere.engine.games.trentuno.showdown import finish
 from mazziere.engine.games.trentuno.state import Ending, Phase, TrentunoState
 from mazziere.engine.ledger import POT
@@ -84,7 +84,7 @@ def _trentuno_at_once(step: Step[TrentunoState], dealt: dict[int, list[Card]], w
     dealer, hands, tbp = state.dealer, state.hands, state.rules.tris_by_points
     if hand_key(widow_cards, tbp)[0] == TRENTUNO:
         taken = _face_down(widow_cards, dealer)
-        laid = tuple(TableCard(tc.card, PUBLIC) for tc in hands[dealer])
+        laid = face_up(hands[dealer])
         step.change(hands=(*hands[:dealer], taken, *hands[dealer + 1 :]), widow=laid)
         step.event(events.WIDOW_TRENTUNO, seat=dealer, cards=state.widow)  # the widow as it was dealt
         return finish(step, Ending.WIDOW_TRENTUNO, (dealer,))

@@ -4,10 +4,9 @@ one action handed to its step (:mod:`.deal`, :mod:`.turns`, :mod:`.showdown`), t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import ClassVar
 
-from mazziere.engine.cards import ALL_CARDS
+from mazziere.engine.cards import FRENCH_32
 from mazziere.engine.dealing import Dealing
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.game import Game
@@ -31,19 +30,28 @@ PASS = "PASS"
 _DEAL_ACTIONS = (LegalAction(DEAL),)
 
 
-@lru_cache(maxsize=1024)  # ~1.8 KiB an entry: a state's turn is asked for a few times in a row (docs/performance.md)
-def _turn_actions(hand: tuple[int, ...], widow: tuple[int, ...], last_round: bool) -> tuple[LegalAction, ...]:
-    """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round).
-    The cards by their indexes: integers, which the cache hashes without calling Python."""
-    cards = ALL_CARDS
-    out = [LegalAction(EXCHANGE, cards=(cards[given], cards[taken])) for given in hand for taken in widow]
-    out.append(LegalAction(TAKE_ALL))
-    out.append(LegalAction(PASS if last_round else STOP))
+_EXCHANGES: dict[int, dict[int, LegalAction]] = {
+    given.index: {taken.index: LegalAction(EXCHANGE, cards=(given, taken)) for taken in FRENCH_32}
+    for given in FRENCH_32
+}
+"""TR-9: every exchange of the pack, by the index of the card given, then of the card taken (made once: a turn's
+entries are read from here, never built)."""
+Cards = tuple[TableCard, ...]
+_TAKE_ALL, _STOP, _PASS = LegalAction(TAKE_ALL), LegalAction(STOP), LegalAction(PASS)
+
+
+def _turn_actions(
+    hand: tuple[TableCard, ...], widow: tuple[TableCard, ...], last_round: bool
+) -> tuple[LegalAction, ...]:
+    """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
+    out = []
+    for mine in hand:
+        exchanges = _EXCHANGES[mine.card.index]  # type: ignore[union-attr]  # the state holds every card's face
+        for laid in widow:
+            out.append(exchanges[laid.card.index])  # type: ignore[union-attr]
+    out.append(_TAKE_ALL)
+    out.append(_PASS if last_round else _STOP)
     return tuple(out)
-
-
-def _indexes(cards: tuple[TableCard, ...]) -> tuple[int, ...]:
-    return tuple([tc.card.index for tc in cards])  # type: ignore[union-attr]  # the state holds every card's face
 
 
 class Trentuno(Game[TrentunoState, TrentunoRules]):
@@ -100,7 +108,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         if state.phase is Phase.PLAYING:
             if seat != state.turn:
                 return ()
-            return _turn_actions(_indexes(state.hands[seat]), _indexes(state.widow), state.stopper is not None)
+            return _turn_actions(state.hands[seat], state.widow, state.stopper is not None)
         if state.phase is Phase.WAITING and seat == state.dealer:
             return _DEAL_ACTIONS
         return ()

@@ -7,7 +7,7 @@ from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.games.trentuno.rules import MIN_SEATS, Scoring, TrentunoRules
 from mazziere.engine.seats import mask, others_after
-from mazziere.engine.visibility import TableCard
+from mazziere.engine.visibility import PUBLIC, TableCard
 
 
 def participants(rules: TrentunoRules, chips: tuple[int, ...], lives: tuple[int, ...]) -> tuple[int, ...]:
@@ -31,6 +31,11 @@ def after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> tuple[int, ..
     if not out:
         raise Rejected(Reason.INVALID_STATE, f"state.in_deal: {list(in_deal)} has no seat to play after seat {seat}")
     return out
+
+
+def face_up(hand: tuple[TableCard, ...]) -> tuple[TableCard, ...]:
+    """The cards of a hand turned face up."""
+    return tuple([TableCard(tc.card, PUBLIC) for tc in hand])
 
 
 def held(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from mazziere.engine.events import GAME_OVER, HAND_OVER
 from mazziere.engine.games.trentuno import events
 from mazziere.engine.games.trentuno.hands import HandKey, HandKind, hand_key, hand_kind, hand_points
-from mazziere.engine.games.trentuno.players import after, can_deal, held, participants
+from mazziere.engine.games.trentuno.players import after, can_deal, face_up, held, participants
 from mazziere.engine.games.trentuno.rules import Scoring
 from mazziere.engine.games.trentuno.state import DealResult, Ending, Phase, TrentunoState
 from mazziere.engine.ledger import POT
 from mazziere.engine.seats import mask, next_in_play
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
-from mazziere.engine.visibility import PUBLIC, TableCard
+from mazziere.engine.visibility import TableCard
 
 Shown = tuple[tuple[TableCard, ...], ...]
 """Every seat's hand, face up."""
@@ -27,8 +27,8 @@ def finish(step: Step[TrentunoState], ending: Ending, winners: tuple[int, ...] |
     keys: dict[int, HandKey] = {s: hand_key(held(state.hands[s]), state.rules.tris_by_points) for s in order}
     if winners is None:
         best = max(keys.values())
-        winners = tuple(s for s in order if keys[s] == best)
-    hands = tuple(tuple(TableCard(tc.card, PUBLIC) for tc in hand) for hand in state.hands)
+        winners = tuple([s for s in order if keys[s] == best])
+    hands = tuple([face_up(hand) for hand in state.hands])
     kinds, points = _show(step, order, keys, hands)
     lives, share = state.lives, 0
     losers: tuple[int, ...] = ()

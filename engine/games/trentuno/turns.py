@@ -6,7 +6,7 @@ from __future__ import annotations
 from mazziere.engine.cards import Card
 from mazziere.engine.games.trentuno import events
 from mazziere.engine.games.trentuno.hands import TRENTUNO, hand_key
-from mazziere.engine.games.trentuno.players import after, held
+from mazziere.engine.games.trentuno.players import after, face_up, held
 from mazziere.engine.games.trentuno.showdown import finish
 from mazziere.engine.games.trentuno.state import Closing, Ending, TrentunoState
 from mazziere.engine.step import Step
@@ -32,7 +32,7 @@ def take_all(step: Step[TrentunoState], seat: int) -> Outcome:
     mine = hand[0].seen_by
     hand, widow = (
         tuple([TableCard(tc.card, mine) for tc in state.widow]),
-        tuple([TableCard(tc.card, PUBLIC) for tc in hand]),
+        face_up(hand),
     )
     step.event(events.TAKE_ALL, seat=seat, cards=widow)
     return _new_hand(step, seat, hand, widow, Closing.TAKE_ALL)
@@ -58,9 +58,9 @@ def _new_hand(
     opens: Closing | None,
 ) -> Outcome:
     """The seat's new hand and the widow on the table; TR-10: a Trentuno ends the deal at once."""
-    hands = step.state.hands
+    hands = step.start.hands
     step.change(hands=(*hands[:seat], hand, *hands[seat + 1 :]), widow=widow)
-    if hand_key(held(hand), step.state.rules.tris_by_points)[0] == TRENTUNO:
+    if hand_key(held(hand), step.start.rules.tris_by_points)[0] == TRENTUNO:
         return finish(step, Ending.TRENTUNO, (seat,))
     return _turn_passes(step, seat, opens)
 
@@ -68,7 +68,7 @@ def _new_hand(
 def _turn_passes(step: Step[TrentunoState], seat: int, opens: Closing | None) -> Outcome:
     """The next seat's turn: in the last round the next one owed a turn, or the showdown (TR-11); else a stop or
     a take-all (``opens``) opens the last round, and the dealer's exchange ends a round (TR-14)."""
-    state = step.state
+    state = step.start  # the turn's fields as the action found them (a turn changes only the hands and widow)
     if state.stopper is not None:  # TR-11: one last turn each
         left = state.last_left[1:]
         if not left:
