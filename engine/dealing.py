@@ -138,11 +138,14 @@ class Dealing:
             card = cards[0].card
             one = self.origin.get(card.index) if card is not None else None
             return (None, ()) if one is None else (one[0], (one[1],))
-        places = [self.origin.get(tc.card.index) if tc.card is not None else None for tc in cards]
-        known = [p for p in places if p is not None]
-        if not known or len(known) != len(cards) or len({p[0] for p in known}) != 1:
-            return None, ()
-        return known[0][0], tuple([p[1] for p in known])
+        origin, draw, at = self.origin, None, []
+        for tc in cards:
+            one = origin.get(tc.card.index) if tc.card is not None else None
+            if one is None or (draw is not None and one[0] != draw):
+                return None, ()
+            draw = one[0]
+            at.append(one[1])
+        return draw, tuple(at)
 
     def tell(self, event: Event) -> Event:
         """Tell ``event`` (and return it as told): cards taken from a pack in this action carry their draw and

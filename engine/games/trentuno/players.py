@@ -33,6 +33,18 @@ def after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> tuple[int, ..
     return out
 
 
+def next_after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> int:
+    """The seat of the deal that plays after ``seat``: ``after(...)[0]``, without building the whole order."""
+    nearest, found = seat_count, -1
+    for s in in_deal:
+        distance = (s - seat) % seat_count
+        if 0 < distance < nearest:
+            nearest, found = distance, s
+    if found < 0:
+        after(in_deal, seat, seat_count)  # refused as after() refuses it
+    return found
+
+
 def face_up(hand: tuple[TableCard, ...]) -> tuple[TableCard, ...]:
     """The cards of a hand turned face up."""
     return tuple([TableCard(tc.card, PUBLIC) for tc in hand])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mazziere.engine.cards import Card
 from mazziere.engine.games.trentuno import events
 from mazziere.engine.games.trentuno.hands import TRENTUNO, hand_key
-from mazziere.engine.games.trentuno.players import after, face_up, held
+from mazziere.engine.games.trentuno.players import after, face_up, held, next_after
 from mazziere.engine.games.trentuno.showdown import finish
 from mazziere.engine.games.trentuno.state import Closing, Ending, TrentunoState
 from mazziere.engine.step import Step
@@ -19,9 +19,10 @@ def exchange(step: Step[TrentunoState], seat: int, given: Card, taken: Card) -> 
     state = step.state
     hand, widow = state.hands[seat], state.widow
     i, j = held(hand).index(given), held(widow).index(taken)
+    laid = TableCard(given, PUBLIC)
     hand = (*hand[:i], TableCard(taken, hand[i].seen_by), *hand[i + 1 :])
-    widow = (*widow[:j], TableCard(given, PUBLIC), *widow[j + 1 :])
-    step.event(events.EXCHANGE, seat=seat, cards=(TableCard(given, PUBLIC), TableCard(taken, PUBLIC)))
+    widow = (*widow[:j], laid, *widow[j + 1 :])
+    step.event(events.EXCHANGE, seat=seat, cards=(laid, TableCard(taken, PUBLIC)))
     return _new_hand(step, seat, hand, widow, None)
 
 
@@ -85,4 +86,4 @@ def _turn_passes(step: Step[TrentunoState], seat: int, opens: Closing | None) ->
             left = after(state.in_deal, seat, state.seat_count)
             step.event(events.ROUND_LIMIT, seat=seat, amount=rounds)
             return step.outcome(rounds=rounds, stopper=seat, closing=Closing.ROUND_LIMIT, last_left=left, turn=left[0])
-    return step.outcome(rounds=rounds, turn=after(state.in_deal, seat, state.seat_count)[0])
+    return step.outcome(rounds=rounds, turn=next_after(state.in_deal, seat, state.seat_count))
