@@ -353,13 +353,16 @@ class Host:
         watcher's capability is reissued."""
         view = watcher.view
         while True:
-            try:
-                async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
-                    news = await queue.get()
-            except TimeoutError:
-                if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
-                    yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
-                continue
+            if queue.empty():
+                try:
+                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
+                        news = await queue.get()
+                except TimeoutError:
+                    if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
+                        yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
+                    continue
+            else:  # news waiting: no timer to set
+                news = queue.get_nowait()
             if news.revoked:
                 if news.revoked in (watcher.audience, ANY_AUDIENCE):
                     await self._still_valid(record.table_id, watcher)
