@@ -61,8 +61,9 @@ class Method:
     creates_table: bool = False
     """Counted against the tenant's tables per minute."""
     hosted: bool = False
-    """A host method: its handler is a coroutine, awaited on the event loop (its engine work goes to the workers
-    through :meth:`Dispatcher.run`), and its callers are people holding capabilities, not tenants with API keys."""
+    """A host method: its handler is a coroutine, awaited on the event loop (its engine work runs through
+    :meth:`Dispatcher.run`: a move's on the loop, the costlier classes' on their workers), and its callers are
+    people holding capabilities, not tenants with API keys."""
     rate: Rate | None = None
     """A host method's bucket of each caller's (:mod:`~mazziere.services.core.caller_limits`)."""
 
@@ -80,6 +81,9 @@ class Gone(Exception):
 
 
 _DONE = object()
+INLINE = frozenset({CostClass.MOVE})
+"""The classes whose work for an admitted host call runs on the event loop (:meth:`Dispatcher.run`): a move is
+cheaper to run than to hand to a worker thread and back."""
 STOP_MARGIN = 0.02
 """Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
 
@@ -300,17 +304,23 @@ class Dispatcher:
         return self._check_size(answer) if wire else answer
 
     async def run(self, cost: CostClass, handler: Handler, request: Any, caller: Call) -> Any:
-        """``handler(request)`` on the workers of ``cost`` for a call already admitted (a host call's engine work:
-        no second place is taken), with a Call of its own under the caller's deadline and, for the costly classes,
-        the server's budget; once it has answered, what it asked for then is done (the token memo) and the hands it
-        finished are counted."""
+        """``handler(request)`` for a call already admitted (a host call's engine work: no second place is taken),
+        with a Call of its own under the caller's deadline and, for the costly classes, the server's budget; once
+        it has answered, what it asked for then is done (the token memo) and the hands it finished are counted.
+
+        A move's work (:data:`INLINE`: tens of microseconds, less than handing it to a thread and back costs) runs
+        here, on the loop, under the caller's own deadline and stop; the rest on the workers of ``cost``."""
         self._check_open()
         inner = Call()
-        limits = _Limits(inner, caller.time_remaining(), self.budget_seconds if cost in BUDGETED else None)
-        inner.stop = lambda: limits.stop() or caller.stop()
-        context = contextvars.copy_context()  # the caller's span, if traced
-        future = self.pools[cost].submit(context.run, handler, request, inner)
-        answer = await self._wait(future, limits)
+        if cost in INLINE:
+            inner.time_remaining, inner.stop = caller.time_remaining, caller.stop
+            answer = handler(request, inner)
+        else:
+            limits = _Limits(inner, caller.time_remaining(), self.budget_seconds if cost in BUDGETED else None)
+            inner.stop = lambda: limits.stop() or caller.stop()
+            context = contextvars.copy_context()  # the caller's span, if traced
+            future = self.pools[cost].submit(context.run, handler, request, inner)
+            answer = await self._wait(future, limits)
         for answered in inner.on_answered:
             answered()
         self.observer.count_finished(inner.finished)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
 
@@ -38,12 +39,21 @@ class Observer:
         self.games = frozenset(games)
         self.log = get_logger("mazziere.call")
         self.log_calls = log_calls
+        self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+    def _labelled(self, metric: Any, *values: str) -> Any:
+        """``metric.labels(*values)``, looked up once (its label values are a few methods and codes)."""
+        key = (metric, values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
 
     def game_label(self, game: str) -> str:
         return game if game in self.games else UNKNOWN_LABEL
 
     def start(self, kind: str, service: str, name: str) -> float:
-        self.metrics.started.labels(kind, service, name).inc()
+        self._labelled(self.metrics.started, kind, service, name).inc()
         return time.perf_counter()
 
     def finish(
@@ -62,8 +72,8 @@ class Observer:
         labels = (kind, service, name)
         elapsed = time.perf_counter() - start
         game = self.game_label(call.game)
-        self.metrics.handled.labels(*labels, code.name).inc()
-        self.metrics.handling.labels(*labels).observe(elapsed)
+        self._labelled(self.metrics.handled, *labels, code.name).inc()
+        self._labelled(self.metrics.handling, *labels).observe(elapsed)
         if reason:
             self.metrics.rejections.labels(game, reason).inc()
         if code is grpc.StatusCode.OK:

@@ -2,8 +2,9 @@
 shutdown.
 
 Thin: a call's bytes go to the call core (:class:`~mazziere.services.core.dispatch.Dispatcher`), which admits,
-runs and observes it; this module only writes its answer or its status. The event loop never runs game work, so
-health checks answer at once however busy the workers are.
+runs and observes it; this module only writes its answer or its status. The event loop runs no game work but a host
+call's moves (tens of microseconds each: :data:`~mazziere.services.core.dispatch.INLINE`), so health checks answer
+at once however busy the workers are.
 """
 
 from __future__ import annotations

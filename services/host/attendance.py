@@ -16,6 +16,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from mazziere.services.core.logs import get_logger
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
@@ -43,8 +44,8 @@ class Hosting:
 
     @classmethod
     def decode(cls, text: str) -> Hosting:
-        raw = json.loads(text) if text else {}
-        return cls(bool(raw.get("waiting")), bool(raw.get("paused")))
+        """What :meth:`encode` wrote (one of three texts: each read once, then kept)."""
+        return _hosting(text)
 
     @property
     def held(self) -> bool:
@@ -56,6 +57,12 @@ class Hosting:
         if self.waiting:
             return hpb.TABLE_STATE_WAITING
         return hpb.TABLE_STATE_PAUSED if self.paused else hpb.TABLE_STATE_PLAYING
+
+
+@lru_cache(maxsize=16)
+def _hosting(text: str) -> Hosting:
+    raw = json.loads(text) if text else {}
+    return Hosting(bool(raw.get("waiting")), bool(raw.get("paused")))
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,7 @@ class Host:
         self.reactions = reactions.Reactions()
         self.replica = uuid.uuid4().hex[:12]
         self.log = get_logger("mazziere.host")
+        self._moved = {kind: metrics.moves.labels(kind) for kind in ("auto", "person")}
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._tasks: list[asyncio.Task[None]] = []
         self._claims: asyncio.Task[None] | None = None
@@ -353,13 +354,16 @@ class Host:
         watcher's capability is reissued."""
         view = watcher.view
         while True:
-            try:
-                async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
-                    news = await queue.get()
-            except TimeoutError:
-                if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
-                    yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
-                continue
+            if queue.empty():
+                try:
+                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
+                        news = await queue.get()
+                except TimeoutError:
+                    if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
+                        yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
+                    continue
+            else:  # news waiting: no timer to set
+                news = queue.get_nowait()
             if news.revoked:
                 if news.revoked in (watcher.audience, ANY_AUDIENCE):
                     await self._still_valid(record.table_id, watcher)
@@ -494,7 +498,7 @@ class Host:
                 raise _stale(expected_seq, expected_seq + 1)  # another host applied a move first
         self.hub.publish(table_id, reply.seq, told)  # this process's watchers, with what each is told
         await self._stored(self.store.notify(table_id, reply.seq))  # every host's (this one's again: ignored)
-        self.metrics.moves.labels("auto" if auto else "person").inc()
+        self._moved["auto" if auto else "person"].inc()
         if settings.follow_presence and not reply.is_over:
             await self.sitter.after(record, reply)
         return told

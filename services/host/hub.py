@@ -40,6 +40,9 @@ class Hub:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)
         self._present: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self._latest: dict[str, int] = {}
+        self._told: dict[str, int] = {}
+        """The latest step each watcher of a table now subscribed has had news of (forgotten when one subscribes):
+        news of it again (this process's own step, heard back from the store) would change nothing."""
         self._status: dict[str, Any] = {}
         self.revocations = 0
         """Capabilities reissued so far, of any table: a watcher that read its table before a reissue it could not
@@ -49,6 +52,7 @@ class Hub:
         """A queue of ``table_id``'s news, for a watcher who read it at ``seq``."""
         queue: asyncio.Queue[News] = asyncio.Queue(maxsize=256)
         self._queues[table_id].add(queue)
+        self._told.pop(table_id, None)
         self._latest[table_id] = max(seq, self._latest.get(table_id, 0))
         return queue
 
@@ -59,6 +63,7 @@ class Hub:
             if not queues:
                 del self._queues[table_id]
                 self._latest.pop(table_id, None)
+                self._told.pop(table_id, None)
                 self._status.pop(table_id, None)
 
     def watched(self) -> list[str]:
@@ -77,7 +82,10 @@ class Hub:
         if revoked:
             self.revocations += 1
         elif seq and table_id in self._latest:
+            if told is None and seq <= self._told.get(table_id, 0):
+                return  # every watcher here has had news of this step, or a later one
             self._latest[table_id] = max(seq, self._latest[table_id])
+            self._told[table_id] = max(seq, self._told.get(table_id, 0))
         news = News(seq, time.monotonic(), told, self._latest.get(table_id, 0), revoked)
         for queue in self._queues.get(table_id, ()):
             if queue.full():  # a watcher this far behind reads the store anyway: keep the newest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,13 @@ class Settings:
 
     @classmethod
     def decode(cls, data: bytes) -> Settings:
-        raw = json.loads(data)
-        presence = (bool(raw.get("waiting_room")), bool(raw.get("follow_presence")))
-        return cls(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]), *presence)
+        """What :meth:`encode` wrote: read once per text and kept (a table's settings never change, and a move reads
+        them several times)."""
+        return _decoded(bytes(data))
+
+
+@lru_cache(maxsize=4096)
+def _decoded(data: bytes) -> Settings:
+    raw = json.loads(data)
+    presence = (bool(raw.get("waiting_room")), bool(raw.get("follow_presence")))
+    return Settings(raw["game"], tuple(raw["names"]), tuple(raw["bots"]), int(raw["turn"]), *presence)

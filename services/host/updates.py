@@ -69,13 +69,7 @@ class Carrying(Written[Any]):
         super().__init__(response)
         self.update = update
         self.rest = rest
-        fd = response.DESCRIPTOR.fields_by_name["update"]
-        numbers = [f.number for f in response.DESCRIPTOR.fields]
-        if fd.number not in (min(numbers), max(numbers)):
-            raise TypeError(f"{response.DESCRIPTOR.full_name}.update is neither its first field nor its last")
-        self._first = fd.number == min(numbers)
-        self._tag = tag(fd.number, 2)
-        self._key = fd.json_name
+        self._first, self._tag, self._key = _update_field(response)
 
     def write(self) -> bytes:
         update = length_delimited(self._tag, self.update.SerializeToString())
@@ -91,6 +85,22 @@ class Carrying(Written[Any]):
         if not self._first:
             return {**rest, self._key: self.update.data()}
         return {self._key: self.update.data(), **rest}
+
+
+_UPDATE_FIELDS: dict[type[Message], tuple[bool, bytes, str]] = {}
+
+
+def _update_field(response: type[Message]) -> tuple[bool, bytes, str]:
+    """Where ``response`` carries its update: whether first (else last), its tag, its JSON name (read once)."""
+    known = _UPDATE_FIELDS.get(response)
+    if known is not None:
+        return known
+    fd = response.DESCRIPTOR.fields_by_name["update"]
+    numbers = [f.number for f in response.DESCRIPTOR.fields]
+    if fd.number not in (min(numbers), max(numbers)):
+        raise TypeError(f"{response.DESCRIPTOR.full_name}.update is neither its first field nor its last")
+    known = _UPDATE_FIELDS[response] = (fd.number == min(numbers), tag(fd.number, 2), fd.json_name)
+    return known
 
 
 class Told:

@@ -1,9 +1,10 @@
 """The one interface the host reaches TableService through: :class:`TableClient`, in this process
 (:class:`LocalTables`) or over a gRPC channel to the engine's replicas (:class:`RemoteTables`).
 
-In process, a host call is admitted once, at the door: its engine work runs on the call core's workers of its cost
-class without a second admission, and the answer comes back as the engine's values written on demand
-(:class:`WrittenReply`), so each audience's update is written once, from the engine's values, and never parsed.
+In process, a host call is admitted once, at the door: its engine work runs without a second admission (a move's
+on the event loop, the costlier classes' on the call core's workers of their class), and the answer comes back as
+the engine's values written on demand (:class:`WrittenReply`), so each audience's update is written once, from the
+engine's values, and never parsed.
 Over a channel the answer is the message the channel parsed (:class:`MessageReply`). Both read alike: a
 :class:`Reply`.
 """
@@ -146,8 +147,8 @@ class MessageReply:
 
 
 class LocalTables:
-    """TableService in this process: its handlers run on the core's workers of their cost class, within the
-    host call's own admission (no second ticket), under its deadline."""
+    """TableService in this process: its handlers run within the host call's own admission (no second ticket),
+    under its deadline: a move's on the event loop, the costlier classes' on the core's workers of their class."""
 
     def __init__(self, service: TableService, dispatcher: Dispatcher) -> None:
         self.service = service
@@ -171,8 +172,8 @@ class LocalTables:
         return answer
 
     async def _run(self, cost: CostClass, handler: Any, request: Message, call: Call) -> Any:
-        """``handler(request)`` on the workers of ``cost``, under the host call's deadline (and, for the costly
-        classes, the server's budget)."""
+        """``handler(request)`` as :meth:`Dispatcher.run` runs it (a move's on the loop, else on the workers of
+        ``cost``), under the host call's deadline (and, for the costly classes, the server's budget)."""
         return await self.dispatcher.run(cost, handler, request, call)
 
 

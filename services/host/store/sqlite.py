@@ -1,7 +1,7 @@
 """The embedded store: one SQLite file on local disk, kept by one host process.
 
-Writes run on one thread of the store's own, in the order they were made, so the event loop never waits on the
-disk; the writes that arrive while a commit syncs are committed together, one sync for the group
+Writes run on one thread of the store's own (``writing.py``), in the order they were made, so the event loop never
+waits on the disk; the writes that arrive while a commit syncs are committed together, one sync for the group
 (``commits.py``), and none is answered before its group's commit. Reads run on a second thread with a connection
 of their own, so they never queue behind a commit (WAL lets them read while it writes); they see every write
 answered before they were made. The database is in WAL mode with ``synchronous=FULL`` by default: each step is on
@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from mazziere.services.host.store import schema
 from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 from mazziere.services.host.store.commits import CommitGroups, Write, apply_group
 from mazziere.services.host.store.records import Records
+from mazziere.services.host.store.writing import Writing
 
 T = TypeVar("T")
 log = get_logger("mazziere.host.store")
@@ -72,7 +73,14 @@ def _migrate(db: sqlite3.Connection, statement: schema.Migration) -> None:
 def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
     row, seen = schema.step_rows(table_id, step)
     db.execute(SQL.insert_step, row)
-    db.executemany(SQL.insert_seen, seen)
+    if seen:  # every audience's row in one statement: each statement is a hand-off of the interpreter's lock
+        db.execute(_insert_seen(len(seen)), [value for audience in seen for value in audience])
+
+
+@cache
+def _insert_seen(rows: int) -> str:
+    """INSERT_SEEN for ``rows`` rows at once."""
+    return SQL.insert_seen + ", (?, ?, ?, ?)" * (rows - 1)
 
 
 class SqliteStore:
@@ -94,7 +102,7 @@ class SqliteStore:
         self._db: sqlite3.Connection | None = None
         self._reading: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite")
+        self._worker = Writing("mazziere-sqlite")
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite-read")
         self.commits = CommitGroups(self._run_group)
         self.records = Records()
@@ -241,8 +249,8 @@ class SqliteStore:
             raise StoreError(f"SQLite store {self.path}: closed")
         return await self.commits.write(work)
 
-    async def _run_group(self, writes: list[Write]) -> list[tuple[bool, Any]]:
-        return await asyncio.get_running_loop().run_in_executor(self._worker, self._call, partial(self._group, writes))
+    def _run_group(self, writes: list[Write]) -> asyncio.Future[list[tuple[bool, Any]]]:
+        return self._worker.call(partial(self._call, partial(self._group, writes)))
 
     async def open(self) -> SqliteStore:
         """The store, open (it opened when made)."""
