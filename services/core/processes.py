@@ -1,0 +1,177 @@
+"""Heavy pure work in worker processes, so that no flood of it holds the interpreter that serves moves, pushes and
+health checks.
+
+:meth:`WorkerProcesses.run` runs ``work(*args, stop=...)``, a module's function of plain values (a state's bytes, a
+seat, a count) that answers plain values, in a pool of processes; the server's thread that asked waits for it
+without holding the interpreter. The processes come from a fork server started on first use (a fresh interpreter
+that has imported the engine and nothing of gRPC), never from a fork of this process, whose gRPC threads a fork
+would copy in an unusable state.
+
+The work's ``stop`` turns true at the call's stop time (the machine's monotonic clock, which every process reads
+alike) or once the waiting thread raises its slot's flag, in memory the processes share: it polls the call's own
+``stop`` (its caller left, the server closes) every :data:`POLL_SECONDS`. A worker process that dies fails the
+calls it had as UNAVAILABLE (the caller may retry), and the next call starts a new pool.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import pickle
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
+from functools import partial
+from typing import Any
+
+import grpc
+
+from mazziere.services.errors import ServiceError, ServiceReason
+
+POLL_SECONDS = 0.01
+"""How often a waiting thread asks whether its call should stop (the work's deadline needs no asking)."""
+PRELOAD = ["mazziere.engine", "mazziere.engine.bots"]
+"""Imported once by the fork server, so a new worker process starts in milliseconds."""
+
+Work = Callable[..., Any]
+
+
+class WorkerProcesses:
+    """A pool of ``processes`` worker processes, for at most ``slots`` works at a time (one per thread that may
+    ask: the threads of the costly classes); started on first use. ``initializer`` runs in each new process."""
+
+    def __init__(self, processes: int, slots: int, *, initializer: Callable[[], None] | None = None) -> None:
+        self.processes = processes
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOAD)
+        self._flags = self._context.RawArray(ctypes.c_bool, slots)
+        """One per slot: raised, the work in that slot stops at its next poll."""
+        self._free = list(range(slots))
+        self._lock = threading.Lock()
+        self._pool: futures.ProcessPoolExecutor | None = None
+        self._initializer = initializer
+        self._closed = False
+
+    def run(self, work: Work, args: Sequence[Any], stop_at: float | None, stop: Callable[[], bool]) -> Any:
+        """``work(*args, stop=...)`` in a worker process: its answer, or what it raised; UNAVAILABLE if the process
+        died, SHUTTING_DOWN once closed. ``stop_at``: the monotonic time the work stops at; ``stop``: polled here."""
+        slot = self._take()
+        try:
+            self._flags[slot] = False
+            pool = self._current()
+            try:
+                future = pool.submit(_in_worker, slot, stop_at, work, tuple(args))
+                return self._result(future, slot, stop)
+            except BrokenProcessPool:
+                self._renew(pool)
+                raise ServiceError(
+                    grpc.StatusCode.UNAVAILABLE, "", "a worker process ended during the call; retry"
+                ) from None
+            except futures.CancelledError:
+                raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry") from None
+        finally:
+            with self._lock:
+                self._free.append(slot)
+
+    def start(self) -> None:
+        """Start the processes now, from a thread of their own (the fork server imports the engine once), so that
+        the first work waits for none."""
+
+        def warm() -> None:
+            with suppress(futures.CancelledError, BrokenProcessPool, RuntimeError):
+                pool = self._current()
+                for _ in range(self.processes):
+                    pool.submit(_ready)
+
+        threading.Thread(target=warm, name="mazziere-processes-start", daemon=True).start()
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (none before the first work)."""
+        pool = self._pool
+        processes: dict[int, Any] = {} if pool is None else (getattr(pool, "_processes", None) or {})
+        return list(processes)
+
+    def close(self) -> None:
+        """Stop every work at its next poll, and the processes once they are done; no work is taken after."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        for slot in range(len(self._flags)):
+            self._flags[slot] = True
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _result(self, future: futures.Future[Any], slot: int, stop: Callable[[], bool]) -> Any:
+        while True:
+            try:
+                return future.result(timeout=POLL_SECONDS)
+            except futures.TimeoutError:
+                if stop():
+                    self._flags[slot] = True
+
+    def _take(self) -> int:
+        with self._lock:
+            if not self._free:
+                raise RuntimeError("more works at a time than the worker processes have slots for")
+            return self._free.pop()
+
+    def _current(self) -> futures.ProcessPoolExecutor:
+        with self._lock:
+            if self._closed:
+                raise futures.CancelledError
+            if self._pool is None:
+                started = partial(_started, self._flags, self._initializer)
+                self._pool = futures.ProcessPoolExecutor(self.processes, self._context, initializer=started)
+            return self._pool
+
+    def _renew(self, broken: futures.ProcessPoolExecutor) -> None:
+        """Drop a pool that lost a process (every call it had has failed); the next call starts a new one."""
+        with self._lock:
+            if self._pool is broken:
+                self._pool = None
+        broken.shutdown(wait=False, cancel_futures=True)
+
+
+# -- in the worker processes ------------------------------------------------------------------------------
+
+_flags: ctypes.Array[ctypes.c_bool] | None = None
+"""The slots' flags, in this worker process."""
+
+
+def _started(flags: ctypes.Array[ctypes.c_bool], initializer: Callable[[], None] | None) -> None:
+    global _flags
+    _flags = flags
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the server's to handle: it closes the pool
+    if initializer is not None:
+        initializer()
+
+
+def _ready() -> None:
+    return None
+
+
+def _in_worker(slot: int, stop_at: float | None, work: Work, args: tuple[Any, ...]) -> Any:
+    flags = _flags
+    assert flags is not None, "a work runs in a worker process the pool started"
+
+    def stop() -> bool:
+        return bool(flags[slot]) or (stop_at is not None and time.monotonic() >= stop_at)
+
+    try:
+        return work(*args, stop=stop)
+    except Exception as exc:
+        raise _travelling(exc) from None
+
+
+def _travelling(exc: Exception) -> Exception:
+    """``exc`` if it comes back whole from the worker process; else a RuntimeError naming it (an exception the
+    server could not unpickle would break the pool)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__qualname__}: {exc}")
+    return exc
