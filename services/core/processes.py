@@ -30,6 +30,7 @@ from typing import Any
 
 import grpc
 
+from mazziere.services.core.logs import get_logger
 from mazziere.services.errors import ServiceError, ServiceReason
 
 POLL_SECONDS = 0.01
@@ -46,33 +47,38 @@ class WorkerProcesses:
 
     def __init__(self, processes: int, slots: int, *, initializer: Callable[[], None] | None = None) -> None:
         self.processes = processes
+        self.slots = slots
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(PRELOAD)
-        self._flags = self._context.RawArray(ctypes.c_bool, slots)
-        """One per slot: raised, the work in that slot stops at its next poll."""
+        self._flags: ctypes.Array[ctypes.c_bool] | None = None
+        """One per slot, in shared memory: raised, the work in that slot stops at its next poll."""
         self._free = list(range(slots))
         self._lock = threading.Lock()
         self._pool: futures.ProcessPoolExecutor | None = None
         self._initializer = initializer
         self._closed = False
+        self.unusable = ""
+        """Why no process could start here (no temporary folder, no shared memory): the work runs on the asking
+        threads, as with no worker processes."""
 
     def run(self, work: Work, args: Sequence[Any], stop_at: float | None, stop: Callable[[], bool]) -> Any:
         """``work(*args, stop=...)`` in a worker process: its answer, or what it raised; UNAVAILABLE if the process
         died, SHUTTING_DOWN once closed. ``stop_at``: the monotonic time the work stops at; ``stop``: polled here."""
         slot = self._take()
         try:
-            self._flags[slot] = False
-            pool = self._current()
+            submitted = self._submit(slot, stop_at, work, tuple(args))
+            if submitted is None:
+                return work(*args, stop=stop)
+            pool, flags, future = submitted
             try:
-                future = pool.submit(_in_worker, slot, stop_at, work, tuple(args))
-                return self._result(future, slot, stop)
+                return _result(future, flags, slot, stop)
             except BrokenProcessPool:
                 self._renew(pool)
-                raise ServiceError(
-                    grpc.StatusCode.UNAVAILABLE, "", "a worker process ended during the call; retry"
-                ) from None
-            except futures.CancelledError:
-                raise ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry") from None
+                raise _lost() from None
+        except BrokenProcessPool:
+            raise _lost() from None
+        except futures.CancelledError:
+            raise _shutting_down() from None
         finally:
             with self._lock:
                 self._free.append(slot)
@@ -81,11 +87,10 @@ class WorkerProcesses:
         """Start the processes now, from a thread of their own (the fork server imports the engine once), so that
         the first work waits for none."""
 
-        def warm() -> None:
-            with suppress(futures.CancelledError, BrokenProcessPool, RuntimeError):
-                pool = self._current()
+        def warm() -> None:  # in a slot of its own, past the callers' ones
+            with suppress(ServiceError):
                 for _ in range(self.processes):
-                    pool.submit(_ready)
+                    self._submit(self.slots, None, _ready, ())
 
         threading.Thread(target=warm, name="mazziere-processes-start", daemon=True).start()
 
@@ -100,18 +105,48 @@ class WorkerProcesses:
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
-        for slot in range(len(self._flags)):
-            self._flags[slot] = True
+        if self._flags is not None:
+            for slot in range(self.slots + 1):
+                self._flags[slot] = True
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _result(self, future: futures.Future[Any], slot: int, stop: Callable[[], bool]) -> Any:
-        while True:
+    def _submit(
+        self, slot: int, stop_at: float | None, work: Work, args: tuple[Any, ...]
+    ) -> tuple[futures.ProcessPoolExecutor, ctypes.Array[ctypes.c_bool], futures.Future[Any]] | None:
+        """The work handed to the pool (started if need be; a new one if this one lost a process meanwhile), or
+        None if no process can start here."""
+        with self._lock:
+            if self._closed:
+                raise _shutting_down()
+            if self.unusable:
+                return None
             try:
-                return future.result(timeout=POLL_SECONDS)
-            except futures.TimeoutError:
-                if stop():
-                    self._flags[slot] = True
+                if self._flags is None:
+                    self._flags = self._context.RawArray(ctypes.c_bool, self.slots + 1)
+                flags = self._flags
+                flags[slot] = False
+                for _ in range(2):
+                    pool = self._pool or self._new_pool(flags)
+                    try:
+                        return pool, flags, pool.submit(_in_worker, slot, stop_at, work, args)
+                    except BrokenProcessPool:
+                        self._pool = None
+                        pool.shutdown(wait=False, cancel_futures=True)
+                raise BrokenProcessPool("no worker process would start")
+            except OSError as exc:
+                self.unusable = f"{type(exc).__name__}: {exc}"
+                failed, self._pool = self._pool, None
+        get_logger().warning("worker_processes_unusable", error=self.unusable, fallback="the calls' threads")
+        if failed is not None:
+            with suppress(Exception):
+                failed.shutdown(wait=False, cancel_futures=True)
+        return None
+
+    def _new_pool(self, flags: ctypes.Array[ctypes.c_bool]) -> futures.ProcessPoolExecutor:
+        started = partial(_started, flags, self._initializer)
+        self._pool = futures.ProcessPoolExecutor(self.processes, self._context, initializer=started)
+        return self._pool
 
     def _take(self) -> int:
         with self._lock:
@@ -119,21 +154,36 @@ class WorkerProcesses:
                 raise RuntimeError("more works at a time than the worker processes have slots for")
             return self._free.pop()
 
-    def _current(self) -> futures.ProcessPoolExecutor:
-        with self._lock:
-            if self._closed:
-                raise futures.CancelledError
-            if self._pool is None:
-                started = partial(_started, self._flags, self._initializer)
-                self._pool = futures.ProcessPoolExecutor(self.processes, self._context, initializer=started)
-            return self._pool
-
     def _renew(self, broken: futures.ProcessPoolExecutor) -> None:
         """Drop a pool that lost a process (every call it had has failed); the next call starts a new one."""
         with self._lock:
             if self._pool is broken:
                 self._pool = None
         broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _result(
+    future: futures.Future[Any], flags: ctypes.Array[ctypes.c_bool], slot: int, stop: Callable[[], bool]
+) -> Any:
+    """The work's answer; the slot's flag raised once ``stop`` turns true (the work stops at its next poll)."""
+    while True:
+        try:
+            return future.result(timeout=POLL_SECONDS)
+        except futures.TimeoutError:
+            if stop():
+                flags[slot] = True
+
+
+def _lost() -> ServiceError:
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "", "a worker process ended during the call; retry")
+
+
+def _shutting_down() -> ServiceError:
+    return ServiceError.of(ServiceReason.SHUTTING_DOWN, "the server is shutting down; retry")
+
+
+def _ready(*, stop: Callable[[], bool]) -> None:
+    return None
 
 
 # -- in the worker processes ------------------------------------------------------------------------------
@@ -148,10 +198,6 @@ def _started(flags: ctypes.Array[ctypes.c_bool], initializer: Callable[[], None]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the server's to handle: it closes the pool
     if initializer is not None:
         initializer()
-
-
-def _ready() -> None:
-    return None
 
 
 def _in_worker(slot: int, stop_at: float | None, work: Work, args: tuple[Any, ...]) -> Any:

@@ -8,6 +8,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from concurrent import futures
 from dataclasses import replace
 from typing import Any
 
@@ -146,3 +147,19 @@ def test_a_worker_process_that_dies_fails_its_call_as_unavailable_and_the_next_c
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
     assert dealt.served.stub.Advise(dealt.advise(50), timeout=30).samples == 50
     assert dealt.processes.pids() != [pid]
+
+
+def _pid(*, stop: Any) -> int:
+    return os.getpid()
+
+
+def test_where_no_process_can_start_the_work_runs_on_the_asking_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_temporary_folder(*args: Any, **kwargs: Any) -> Any:
+        raise FileNotFoundError("No usable temporary directory found")
+
+    monkeypatch.setattr(futures, "ProcessPoolExecutor", no_temporary_folder)
+    processes = WorkerProcesses(1, 1)
+    assert processes.run(_pid, (), None, lambda: False) == os.getpid()
+    assert processes.unusable.startswith("FileNotFoundError")
+    assert processes.run(_pid, (), None, lambda: False) == os.getpid()  # and from then on, without trying again
+    processes.close()
