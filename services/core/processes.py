@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import os
 import pickle
 import signal
 import threading
@@ -35,6 +36,9 @@ from mazziere.services.errors import ServiceError, ServiceReason
 
 POLL_SECONDS = 0.01
 """How often a waiting thread asks whether its call should stop (the work's deadline needs no asking)."""
+NICENESS = 10
+"""How much lower the worker processes' CPU priority is than the server's: where cores are short, the process that
+serves moves, pushes and health checks is scheduled first."""
 PRELOAD = ["mazziere.engine", "mazziere.engine.bots"]
 """Imported once by the fork server, so a new worker process starts in milliseconds."""
 
@@ -196,6 +200,7 @@ def _started(flags: ctypes.Array[ctypes.c_bool], initializer: Callable[[], None]
     global _flags
     _flags = flags
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the server's to handle: it closes the pool
+    os.nice(NICENESS)
     if initializer is not None:
         initializer()
 
