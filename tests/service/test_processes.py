@@ -53,7 +53,7 @@ class Dealt:
     deal there: its state and seat keys."""
 
     def __init__(self) -> None:
-        self.served = Served(replace(BASE, worker_processes=1, replay_seconds=0.5))
+        self.served = Served(replace(BASE, worker_processes=1, replay_seconds=60.0))
         dispatcher = self.served.app.dispatcher
         assert dispatcher.processes is not None
         dispatcher.processes.close()  # the documented pool, never started, for one that can hold advice
@@ -117,15 +117,21 @@ def test_an_engine_refusal_in_a_worker_process_is_the_refusal_in_process(dealt: 
     assert reason(there.value) == f"{here.value.code.name}/{here.value.reason}"
 
 
-def test_the_servers_budget_cuts_the_work_of_a_worker_process(dealt: Dealt) -> None:
+def test_the_servers_budget_cuts_the_work_of_a_worker_process(dealt: Dealt, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dealt.served.app.dispatcher, "budget_seconds", 0.3)
     with pytest.raises(grpc.RpcError) as caught:
         dealt.served.stub.Advise(dealt.advise(HELD), timeout=30)
     assert reason(caught.value) == "RESOURCE_EXHAUSTED/REPLAY_BUDGET_EXCEEDED"  # as on the threads
     wait_for(lambda: dealt.served.taken(CostClass.ADVICE) == 0)
 
 
-def test_work_in_a_worker_process_stops_when_its_caller_leaves(dealt: Dealt, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dealt.served.app.dispatcher, "budget_seconds", 60.0)
+def test_work_in_a_worker_process_stops_at_its_callers_deadline(dealt: Dealt) -> None:
+    with pytest.raises(grpc.RpcError):
+        dealt.served.stub.Advise(dealt.advise(HELD), timeout=0.3)
+    wait_for(lambda: dealt.served.taken(CostClass.ADVICE) == 0)  # its thread waits for the worker: it stopped
+
+
+def test_work_in_a_worker_process_stops_when_its_caller_leaves(dealt: Dealt) -> None:
     future = dealt.served.stub.Advise.future(dealt.advise(HELD), timeout=60)
     wait_for(lambda: dealt.served.taken(CostClass.ADVICE) == 1)
     time.sleep(0.1)
@@ -133,10 +139,7 @@ def test_work_in_a_worker_process_stops_when_its_caller_leaves(dealt: Dealt, mon
     wait_for(lambda: dealt.served.taken(CostClass.ADVICE) == 0)  # its thread waits for the worker: it stopped
 
 
-def test_a_worker_process_that_dies_fails_its_call_as_unavailable_and_the_next_call_is_served(
-    dealt: Dealt, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(dealt.served.app.dispatcher, "budget_seconds", 60.0)
+def test_a_worker_process_that_dies_fails_its_call_as_unavailable_and_the_next_call_is_served(dealt: Dealt) -> None:
     future = dealt.served.stub.Advise.future(dealt.advise(HELD), timeout=60)
     wait_for(lambda: dealt.served.taken(CostClass.ADVICE) == 1 and bool(dealt.processes.pids()))
     time.sleep(0.1)
