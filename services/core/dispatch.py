@@ -84,10 +84,10 @@ class Gone(Exception):
 
 _DONE = object()
 STOP_MARGIN = 0.02
+"""Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
 IN_PROCESSES = frozenset({CostClass.BOT, CostClass.ADVICE})
 """The classes whose engine work (a sampling bot's choice, the advice) runs in the worker processes, if any. A
 replay stays on its threads: its answers, every seat's views, are written where they are sent."""
-"""Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
 
 
 class Dispatcher:

@@ -27,6 +27,7 @@ from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
 from functools import partial
+from multiprocessing.connection import Connection
 from typing import Any
 
 import grpc
@@ -47,7 +48,8 @@ Work = Callable[..., Any]
 
 class WorkerProcesses:
     """A pool of ``processes`` worker processes, for at most ``slots`` works at a time (one per thread that may
-    ask: the threads of the costly classes); started on first use. ``initializer`` runs in each new process."""
+    ask: the threads of the costly classes); started by :meth:`start` or on first use. ``initializer`` runs in each
+    new process."""
 
     def __init__(self, processes: int, slots: int, *, initializer: Callable[[], None] | None = None) -> None:
         self.processes = processes
@@ -57,8 +59,13 @@ class WorkerProcesses:
         self._flags: ctypes.Array[ctypes.c_bool] | None = None
         """One per slot, in shared memory: raised, the work in that slot stops at its next poll."""
         self._free = list(range(slots))
+        self._free_lock = threading.Lock()
         self._lock = threading.Lock()
+        """Held while the pool is made or handed a work (which may start a process)."""
         self._pool: futures.ProcessPoolExecutor | None = None
+        self._alive: tuple[Connection, Connection] | None = None
+        """A pipe whose writing end only this process holds, open as long as it lives: a worker process reads its
+        other end, and ends at its end of file (the server killed outright, it never told its workers to stop)."""
         self._initializer = initializer
         self._closed = False
         self.unusable = ""
@@ -84,7 +91,7 @@ class WorkerProcesses:
         except futures.CancelledError:
             raise _shutting_down() from None
         finally:
-            with self._lock:
+            with self._free_lock:
                 self._free.append(slot)
 
     def start(self) -> None:
@@ -148,12 +155,14 @@ class WorkerProcesses:
         return None
 
     def _new_pool(self, flags: ctypes.Array[ctypes.c_bool]) -> futures.ProcessPoolExecutor:
-        started = partial(_started, flags, self._initializer)
+        if self._alive is None:
+            self._alive = self._context.Pipe(duplex=False)
+        started = partial(_started, flags, self._initializer, self._alive[0])
         self._pool = futures.ProcessPoolExecutor(self.processes, self._context, initializer=started)
         return self._pool
 
     def _take(self) -> int:
-        with self._lock:
+        with self._free_lock:
             if not self._free:
                 raise RuntimeError("more works at a time than the worker processes have slots for")
             return self._free.pop()
@@ -196,13 +205,23 @@ _flags: ctypes.Array[ctypes.c_bool] | None = None
 """The slots' flags, in this worker process."""
 
 
-def _started(flags: ctypes.Array[ctypes.c_bool], initializer: Callable[[], None] | None) -> None:
+def _started(flags: ctypes.Array[ctypes.c_bool], initializer: Callable[[], None] | None, alive: Connection) -> None:
     global _flags
     _flags = flags
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the server's to handle: it closes the pool
     os.nice(NICENESS)
+    threading.Thread(target=_watch, args=(alive,), name="mazziere-server-watch", daemon=True).start()
     if initializer is not None:
         initializer()
+
+
+def _watch(alive: Connection) -> None:
+    """End this process once the server's is gone: a server killed outright never tells its workers to stop (the
+    fork server then ends with its last worker)."""
+    with suppress(EOFError, OSError):
+        while True:
+            alive.recv_bytes()
+    os._exit(0)
 
 
 def _in_worker(slot: int, stop_at: float | None, work: Work, args: tuple[Any, ...]) -> Any:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -27,6 +30,7 @@ from tests.service.test_admission import reason
 from tests.service.test_load import Served
 from tests.service.test_shutdown import wait_for
 
+ROOT = Path(__file__).resolve().parents[2]
 HELD = 999
 """Advice asked with this many samples is held in the worker process until its ``stop`` turns true (no sample)."""
 
@@ -166,3 +170,25 @@ def test_where_no_process_can_start_the_work_runs_on_the_asking_thread(monkeypat
     assert processes.unusable.startswith("FileNotFoundError")
     assert processes.run(_pid, (), None, lambda: False) == os.getpid()  # and from then on, without trying again
     processes.close()
+
+
+KILLED_SERVER = """
+import os, signal
+from mazziere.services.core.processes import WorkerProcesses
+from tests.service.test_processes import _pid
+if __name__ == "__main__":
+    print(WorkerProcesses(1, 1).run(_pid, (), None, lambda: False), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_server_killed_outright_leaves_no_worker_process_behind(tmp_path: Path) -> None:
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_SERVER)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    worker = int(done.stdout)
+    wait_for(lambda: not Path(f"/proc/{worker}").exists())
