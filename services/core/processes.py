@@ -10,7 +10,8 @@ would copy in an unusable state.
 The work's ``stop`` turns true at the call's stop time (the machine's monotonic clock, which every process reads
 alike) or once the waiting thread raises its slot's flag, in memory the processes share: it polls the call's own
 ``stop`` (its caller left, the server closes) every :data:`POLL_SECONDS`. A worker process that dies fails the
-calls it had as UNAVAILABLE (the caller may retry), and the next call starts a new pool.
+calls it had as UNAVAILABLE (the caller may retry), and the next call starts a new pool; the workers end with the
+server's process, even one killed outright.
 """
 
 from __future__ import annotations
