@@ -5,6 +5,8 @@ Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in time)::
     .venv/bin/python -m bench.hostile                         # every configuration, 10 s per row (about 5 minutes)
     .venv/bin/python -m bench.hostile --quick                 # 2 s per row: a smoke test
     .venv/bin/python -m bench.hostile --configuration host    # the host's rows alone (bench/hostile_host.py)
+    .venv/bin/python -m bench.hostile --configuration embedded --worker-processes 0 --worker-processes 1
+                                                              # the same rows with each setting, then side by side
 
 For each configuration (``embedded``: ``mazziere serve``, gRPC and REST in one process; ``split``: ``mazziere
 serve`` with ``MAZZIERE_REST_PORT=0`` for gRPC and ``mazziere gateway --target`` for HTTP) it starts the server
@@ -26,6 +28,10 @@ each caller sends its own key as ``authorization: Bearer <key>`` (HTTP header, g
 none. ``--anonymous`` sets no tenants and sends no keys. It prints a table per configuration and the goals, each
 with PASS or MISS: victim p99 within 3 x its own baseline (row "none") under every load, probes under 100 ms,
 the hostile's excess shed with OVERLOADED and a retry hint, other callers' ``Advise`` never refused.
+
+``--worker-processes N`` (repeatable) starts the servers with ``MAZZIERE_WORKER_PROCESSES=N`` (0: bots and advice
+on the server's threads), each value in turn, and ends with the victim's p99 and the probes' worst under each value
+side by side.
 
 The third configuration, ``host``, is the host's own rows: a victim table of three people with watchers beside
 hostile loads on the host (:mod:`bench.hostile_host`).
@@ -467,8 +473,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _env(grpc_port: int, rest_port: int, tenants: str | None) -> dict[str, str]:
-    """The documented defaults (whatever the caller's ``MAZZIERE_*``), on 127.0.0.1, call logs and metrics off."""
+def _env(grpc_port: int, rest_port: int, tenants: str | None, processes: int | None = None) -> dict[str, str]:
+    """The documented defaults (whatever the caller's ``MAZZIERE_*``), on 127.0.0.1, call logs and metrics off;
+    ``processes``: the worker processes, if not the default's."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("MAZZIERE_")}
     env |= {
         "MAZZIERE_HOST": "127.0.0.1",
@@ -482,6 +489,8 @@ def _env(grpc_port: int, rest_port: int, tenants: str | None) -> dict[str, str]:
     }
     if tenants:
         env["MAZZIERE_TENANTS"] = tenants
+    if processes is not None:
+        env["MAZZIERE_WORKER_PROCESSES"] = str(processes)
     return env
 
 
@@ -500,7 +509,7 @@ def _wait_ready(place: Place, processes: list[subprocess.Popen[bytes]]) -> None:
 
 
 @contextmanager
-def serving(configuration: str, anonymous: bool) -> Iterator[Place]:
+def serving(configuration: str, anonymous: bool, worker_processes: int | None = None) -> Iterator[Place]:
     """``mazziere serve`` (embedded), or ``mazziere serve`` for gRPC and ``mazziere gateway`` for HTTP (split)."""
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
     victim, hostile = (None, None) if anonymous else (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
@@ -510,10 +519,10 @@ def serving(configuration: str, anonymous: bool) -> Iterator[Place]:
             {"tenants": [{"name": "victim", "keys": [victim]}, {"name": "hostile", "keys": [hostile]}]}
         )
     place = Place(_free_port(), _free_port(), victim, hostile)
-    commands = [(["serve"], _env(place.grpc_port, place.http_port, tenants))]
+    commands = [(["serve"], _env(place.grpc_port, place.http_port, tenants, worker_processes))]
     if configuration == "split":
         commands = [
-            (["serve"], _env(place.grpc_port, 0, tenants)),
+            (["serve"], _env(place.grpc_port, 0, tenants, worker_processes)),
             (["gateway", "--target", place.target], _env(place.grpc_port, place.http_port, tenants)),  # binds REST only
         ]
     with ExitStack() as stack:
@@ -620,22 +629,51 @@ def main(argv: list[str] | None = None) -> int:
         "--configuration", action="append", choices=["embedded", "split", "host"], help="default: all three"
     )
     parser.add_argument("--anonymous", action="store_true", help="no tenants, no keys")
+    parser.add_argument(
+        "--worker-processes",
+        type=int,
+        action="append",
+        metavar="N",
+        help="MAZZIERE_WORKER_PROCESSES of the servers; repeat to compare (default: the documented default)",
+    )
     args = parser.parse_args(argv)
     seconds = 2.0 if args.quick else min(max(args.seconds, 1.0), 60.0)
     callers = "anonymous callers" if args.anonymous else "tenants: each caller sends its own key"
+    settings: list[int | None] = args.worker_processes or [None]
+    compared: dict[str, dict[int | None, list[Row]]] = {}
     for configuration in args.configuration or ["embedded", "split", "host"]:
         if configuration == "host":
             hostile_host.main(seconds)
             continue
-        when = time.strftime("%Y-%m-%d")
-        print(f"\n{configuration}: {seconds:g} s per row, {callers}; {when}, {os.cpu_count()} cores")
-        rows = []
-        with serving(configuration, args.anonymous) as place:
-            for load in LOADS:
-                rows.append(run_row(place, load, seconds))
-                time.sleep(SETTLE)
-        report(configuration, rows)
+        for processes in settings:
+            when = time.strftime("%Y-%m-%d")
+            which = "" if processes is None else f", MAZZIERE_WORKER_PROCESSES={processes}"
+            print(f"\n{configuration}{which}: {seconds:g} s per row, {callers}; {when}, {os.cpu_count()} cores")
+            rows = []
+            with serving(configuration, args.anonymous, processes) as place:
+                for load in LOADS:
+                    rows.append(run_row(place, load, seconds))
+                    time.sleep(SETTLE)
+            report(configuration, rows)
+            compared.setdefault(configuration, {})[processes] = rows
+    if len(settings) > 1:
+        side_by_side(compared)
     return 0
+
+
+def side_by_side(compared: dict[str, dict[int | None, list[Row]]]) -> None:
+    """Each configuration's rows under each number of worker processes: the victim's p99s and the probes' worst."""
+    for configuration, by_setting in compared.items():
+        settings = list(by_setting)
+        heads = " | ".join(f"{name} ({n} processes)" for n in settings for name in ("gRPC Act p99", "REST Act p99"))
+        probes = " | ".join(f"health max ({n} processes)" for n in settings)
+        print(f"\n{configuration}, side by side\n| hostile load | {heads} | {probes} |")
+        print("|---|" + "---:|" * (3 * len(settings)))
+        for i, load in enumerate(LOADS):
+            rows = [by_setting[n][i] for n in settings]
+            acts = " | ".join(f"{ms(pct(r.grpc_act, 0.99))} ms | {ms(pct(r.rest_act, 0.99))} ms" for r in rows)
+            worst = " | ".join(_duration(max(max(r.healthz), max(r.health))) for r in rows)
+            print(f"| {load.label} | {acts} | {worst} |")
 
 
 if __name__ == "__main__":

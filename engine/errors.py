@@ -45,3 +45,7 @@ class Rejected(Exception):
         super().__init__(f"{reason.value}: {message}")
         self.reason = reason
         self.message = message
+
+    def __reduce__(self) -> tuple[type[Rejected], tuple[Reason, str]]:
+        """Pickled as its reason and message, so it crosses to another process whole."""
+        return (Rejected, (self.reason, self.message))

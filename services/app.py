@@ -195,6 +195,7 @@ def _dispatcher(config: Config, metrics: Metrics, methods: Sequence[Method]) -> 
         write_seconds=config.stream_write_seconds,
         max_message_bytes=config.max_message_bytes,
         callers=callers(config),
+        processes=config.worker_processes,
     )
 
 

@@ -42,6 +42,10 @@ class Config:
     replay_workers: int = 1
     """Threads that run replays (cost class ``replay``); one more replay per thread may wait, the rest are
     refused as OVERLOADED."""
+    worker_processes: int = 1
+    """Processes that run the engine work of the ``bot`` and ``advice`` classes, whose threads then wait for them
+    without holding the interpreter that serves moves, pushes and health checks; 0: that work runs on those
+    threads, in the server's process."""
     table_calls: int = 4
     """Calls naming one table taken at a time (a table's own flood is refused before it queues)."""
     tenants: str = ""
@@ -233,6 +237,8 @@ class Config:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
         if self.max_concurrent_calls < self.workers:
             raise ConfigError("MAZZIERE_MAX_CONCURRENT_CALLS must be >= MAZZIERE_WORKERS")
+        if self.worker_processes < 0:
+            raise ConfigError("MAZZIERE_WORKER_PROCESSES must be >= 0")
         counts = ("replay_workers", "replay_max_views", "bot_workers", "bot_calls", "advice_workers", "advice_calls")
         for name in (*counts, "table_calls"):
             if getattr(self, name) < 1:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -33,3 +36,15 @@ class Call:
     """(game, preset, event kind) for every HAND_OVER and GAME_OVER of the call."""
     on_answered: list[Callable[[], None]] = field(default_factory=list)
     """Run by the core once the answer has been made and checked (so a refused answer leaves no trace)."""
+    offload: Callable[..., Any] | None = None
+    """Set by the core for the costly classes when it has worker processes
+    (:mod:`~mazziere.services.core.processes`): ``offload(work, *args)`` runs ``work`` in one of them, under this
+    call's stop time, and raises its flag once ``stop`` turns true."""
+
+    def heavy(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args, stop=...)``: in a worker process if the core gave one (``work`` is then a module's function
+        of plain values, that answers plain values), else here with this call's ``stop``."""
+        if self.offload is None:
+            return work(*args, stop=self.stop)
+        answer: T = self.offload(work, *args)
+        return answer

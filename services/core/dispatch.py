@@ -6,7 +6,9 @@ caller leaves or the deadline passes, and answered on the loop. A stream's answe
 ``write``, which must make progress within ``write_seconds``: a reader that stops reading ends its stream and
 frees its place. Each call is one tracing span (:mod:`~mazziere.services.core.tracing`), current on the loop and
 carried to the worker that runs it. A call (or a stream's step) handed to its workers counts as queued
-(:meth:`~mazziere.services.core.admission.Ticket.queued`) until one of them starts it.
+(:meth:`~mazziere.services.core.admission.Ticket.queued`) until one of them starts it. Given worker processes, the
+engine work of the classes in :data:`IN_PROCESSES` runs in them (:meth:`Call.heavy
+<mazziere.services.core.call.Call.heavy>`): their threads wait without holding the interpreter.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from mazziere.services.core.call import Call
 from mazziere.services.core.caller_limits import Rate
 from mazziere.services.core.callers import Callers
 from mazziere.services.core.observe import Observer, request_id
+from mazziere.services.core.processes import WorkerProcesses
 from mazziere.services.errors import ServiceError, ServiceReason
 
 Handler = Callable[[Any, Call], Any]
@@ -86,6 +89,9 @@ INLINE = frozenset({CostClass.MOVE})
 cheaper to run than to hand to a worker thread and back."""
 STOP_MARGIN = 0.02
 """Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
+IN_PROCESSES = frozenset({CostClass.BOT, CostClass.ADVICE})
+"""The classes whose engine work (a sampling bot's choice, the advice) runs in the worker processes, if any. A
+replay stays on its threads: its answers, every seat's views, are written where they are sent."""
 
 
 class Dispatcher:
@@ -102,6 +108,7 @@ class Dispatcher:
         write_seconds: float,
         max_message_bytes: int,
         callers: Callers | None = None,
+        processes: int = 0,
     ) -> None:
         self.methods = {(m.service, m.name): m for m in methods}
         self.observer = observer
@@ -112,6 +119,9 @@ class Dispatcher:
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()
         }
+        slots = sum(n for cost, n in workers.items() if cost in IN_PROCESSES)
+        self.processes = WorkerProcesses(processes, slots) if processes > 0 and slots else None
+        """The worker processes of the classes in :data:`IN_PROCESSES` (None: their work runs on their threads)."""
         self.budget_seconds = budget_seconds
         self.write_seconds = write_seconds
         self.max_message_bytes = max_message_bytes
@@ -154,6 +164,7 @@ class Dispatcher:
             if method.hosted:
                 response = await self._on_loop(method, message, call, ticket, wire, encode)
             else:
+                self._offload(call, cost, limits)
                 answer = self._answer if span is None else span.carry(self._answer)
                 future = self._submit(cost, ticket, answer, method, message, call, cost, wire, encode)
                 response = await self._wait(future, limits)
@@ -318,6 +329,7 @@ class Dispatcher:
         else:
             limits = _Limits(inner, caller.time_remaining(), self.budget_seconds if cost in BUDGETED else None)
             inner.stop = lambda: limits.stop() or caller.stop()
+            self._offload(inner, cost, limits)
             context = contextvars.copy_context()  # the caller's span, if traced
             future = self.pools[cost].submit(context.run, handler, request, inner)
             answer = await self._wait(future, limits)
@@ -325,6 +337,11 @@ class Dispatcher:
             answered()
         self.observer.count_finished(inner.finished)
         return answer
+
+    def start(self) -> None:
+        """Start the worker processes, if any, ahead of the first call that needs them."""
+        if self.processes is not None:
+            self.processes.start()
 
     def drain(self) -> None:
         """End every host stream now, as SHUTTING_DOWN, and take no new one (the shutdown's first step: unary calls
@@ -345,6 +362,8 @@ class Dispatcher:
         self.closing.set()
         for pool in self.pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
+        if self.processes is not None:
+            self.processes.close()
 
     # -- parts ------------------------------------------------------------------------------------------
 
@@ -382,6 +401,14 @@ class Dispatcher:
         limits = self.admission.callers
         limits.admit(call.caller, method.rate, cost.value)
         return limits.hold_watch(call.caller, cost.value) if method.streaming else None
+
+    def _offload(self, call: Call, cost: CostClass, limits: _Limits) -> None:
+        """Give the call the worker processes, if its class runs its engine work there."""
+        processes = self.processes
+        if processes is None or cost not in IN_PROCESSES:
+            return
+        stop = call.stop
+        call.offload = lambda work, *args: processes.run(work, args, limits.stop_at, stop)
 
     def _submit(self, cost: CostClass, ticket: Ticket, fn: Callable[..., Any], *args: Any) -> futures.Future[Any]:
         try:

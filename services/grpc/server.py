@@ -205,6 +205,7 @@ class GrpcServer:
         else:
             self.port = self.server.add_secure_port(config.address, creds)
         await self.server.start()
+        self.dispatcher.start()
         for name in ["", *service_names(self.dispatcher)]:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self.log.info("serving", port=self.port, metrics_port=config.metrics_port)

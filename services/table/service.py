@@ -28,7 +28,7 @@ from mazziere.services.core.call import Call
 from mazziere.services.errors import ServiceError, ServiceReason
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from mazziere.services.table import requests
+from mazziere.services.table import heavy, requests
 from mazziere.services.table.games import game_info, preset_of, served_games, server_version
 from mazziere.services.table.memo import RecentStates
 from mazziere.services.table.requests import action_of, run_engine
@@ -146,7 +146,8 @@ class TableService:
         self.tokens.check_seat(state, request.seat, request.seat_key)
         samples = request.samples or None
         try:
-            advice: bots.Advice = run_engine(lambda: bots.advise(state, request.seat, samples=samples, stop=call.stop))
+            sent = heavy.packed(state, call)
+            advice = run_engine(lambda: call.heavy(heavy.advice, sent, request.seat, samples))
         except bots.Stopped:
             raise ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed during the advice"
@@ -209,7 +210,8 @@ class TableService:
     def _chosen(policy: str, state: TableState, seat: int, call: Call) -> engine.Action:
         try:
             with tracing.step("choose"):
-                action: engine.Action = run_engine(lambda: bots.choose(policy, state, seat, stop=call.stop))
+                sent = heavy.packed(state, call)
+                action: engine.Action = run_engine(lambda: call.heavy(heavy.choice, sent, policy, seat))
         except bots.Stopped:
             raise ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", "the deadline passed while the bot chose"

@@ -49,7 +49,8 @@ def test_rest_and_connect_calls_run_on_the_move_workers(gateway: Gateway, monkey
 
 @pytest.fixture
 def gated_bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gateway, threading.Event]]:
-    """A gateway whose sampling bot waits for a gate (or for its call to stop) before it plays."""
+    """A gateway whose sampling bot waits for a gate (or for its call to stop) before it plays (on the server's
+    threads, where the gate reaches)."""
     gate = threading.Event()
     real = bots.choose
 
@@ -59,7 +60,7 @@ def gated_bots(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gateway, threa
         return real(policy, state, seat, stop=stop)
 
     monkeypatch.setattr(bots, "choose", slow)
-    gw = Gateway(replace(BASE, bot_calls=2, bot_workers=1))
+    gw = Gateway(replace(BASE, bot_calls=2, bot_workers=1, worker_processes=0))
     yield gw, gate
     gate.set()
     gw.close()

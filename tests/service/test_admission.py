@@ -215,8 +215,9 @@ def test_work_near_its_deadline_is_told_to_stop(gated_bots: tuple[Served, thread
 @pytest.fixture(scope="module")
 def advised() -> Iterator[tuple[Served, svc.AdviseRequest]]:
     """A server, and an Advise of 1,000 sampled deals for the first turn of a 6-seat Trentuno deal (eleven moves
-    to weigh, each played out to the end of the deal)."""
-    served = Served(replace(BASE, replay_seconds=30.0))
+    to weigh, each played out to the end of the deal), on the server's threads, where :func:`slow_advice` reaches
+    (in worker processes: tests/service/test_processes.py)."""
+    served = Served(replace(BASE, replay_seconds=30.0, worker_processes=0))
     seats = [pb.Seat(name=f"p{i}", chips=100) for i in range(6)]
     created = served.stub.CreateTable(svc.CreateTableRequest(game="trentuno", seats=seats, seed=b"a"), timeout=10)
     keys = {k.seat: k.key for k in created.seat_keys}
