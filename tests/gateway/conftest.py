@@ -37,6 +37,7 @@ BASE = Config(
     seal_keys=KEYS,
     cors_origins=ORIGIN,
     gateway_max_body_bytes=64 * 1024,
+    worker_processes=0,  # the heavy work on threads: the worker processes have their own tests (test_processes.py)
 )
 
 

@@ -18,7 +18,9 @@ from mazziere.services.table.sealing import Keyring
 from tests.service.helpers import Client
 
 KEYS = f"k2:{base64.b64encode(os.urandom(32)).decode()},k1:{base64.b64encode(os.urandom(32)).decode()}"
-BASE = Config(host="127.0.0.1", port=0, metrics_port=0, log_calls=False, grace_seconds=2.0)
+BASE = Config(host="127.0.0.1", port=0, metrics_port=0, log_calls=False, grace_seconds=2.0, worker_processes=0)
+"""The servers of these tests run the heavy work on threads (no process pool started for each): the worker
+processes have their own tests, test_processes.py, and the host's and the deploy's tests serve with the default."""
 
 
 class Running:
