@@ -209,4 +209,7 @@ def _print_pure_rates() -> None:
 
 
 if __name__ == "__main__":
-    _print_pure_rates() if sys.argv[1:] == ["--pure-child"] else main()
+    if sys.argv[1:] == ["--pure-child"]:
+        _print_pure_rates()
+    else:
+        main()
