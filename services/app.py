@@ -13,9 +13,11 @@ serving for ``MAZZIERE_DRAIN_SECONDS``, then both stop, letting calls in flight 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +35,7 @@ from mazziere.services.core.caller_limits import CallerLimits, Limits
 from mazziere.services.core.callers import Callers, parse_networks
 from mazziere.services.core.collector import Collector, freeze_start_up
 from mazziere.services.core.dispatch import Dispatcher, Encode, Method
+from mazziere.services.core.forking import Child, machine_cores, run_forked
 from mazziere.services.core.logs import get_logger
 from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
@@ -43,6 +46,8 @@ from mazziere.services.host.host import HOST_SERVICE, Host
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.settings import HostSettings
 from mazziere.services.host.store import Store, StoreError, open_store
+from mazziere.services.host.store.siblings import Siblings
+from mazziere.services.host.store.sqlite import hold_lock
 from mazziere.services.http.app import create_app
 from mazziere.services.http.connections import ConnectionGate, connection_cap, raise_open_files
 from mazziere.services.http.server import RestServer, bind
@@ -271,25 +276,88 @@ class _HealthContext:
 
 
 def serve_embedded(config: Config) -> None:
-    """``mazziere serve``: gRPC, the host and REST in one process until SIGTERM or SIGINT."""
+    """``mazziere serve``: gRPC, the host and REST until SIGTERM or SIGINT, in one process, or in
+    ``MAZZIERE_PROCESSES`` forked processes sharing the ports (:mod:`~mazziere.services.core.forking`)."""
     if config.gateway_embedded == "channel" and config.tls_cert_file:
         raise ValueError("MAZZIERE_GATEWAY_EMBEDDED=channel needs a plaintext gRPC port; use inprocess with TLS")
+    count = config.processes or machine_cores()
     cap = _open_files(config, rest=bool(config.rest_port))
     sock = bind(config.rest_host, config.rest_port) if config.rest_port else None
     if sock is not None and config.host_enabled:
         config = _with_public_url(config, sock.getsockname()[1])
-    store = _open_store(config) if config.host_enabled else None
+    if count == 1:
+        store = _open_store(config) if config.host_enabled else None
+        _serve_process(config, _keyring(config, store), store, sock, cap)
+        return
+    config = replace(config, processes=count, port=config.port or _free_port(config.bind_host))
+    shared = config.host_enabled and config.store.startswith("sqlite:")
+    lock = _hold_store(config) if shared else None  # the supervisor holds it for its children
+    keyring = _keyring(config, _open_store(config, Siblings(())) if keeps_its_key(config) else None, close=True)
+    _no_threads_left()
+
+    def child(forked: Child) -> None:
+        if not shared:  # PostgreSQL's notifications reach the other processes
+            for end in forked.siblings:
+                end.close()
+        try:
+            store = _open_store(config, Siblings(forked.siblings) if shared else None) if config.host_enabled else None
+            _serve_process(config, keyring, store, sock, cap, index=forked.index)
+        except (ValueError, OSError, RuntimeError) as exc:
+            get_logger().error("startup_failed", error=str(exc), process=forked.index)
+            raise SystemExit(1) from None
+
+    code = run_forked(count, child)
+    if lock is not None:
+        os.close(lock)
+    if code:
+        raise SystemExit(code)
+
+
+def _hold_store(config: Config) -> int:
+    """The SQLite store's lock, held for the processes forked to share it (a second host is refused)."""
     try:
-        keyring = make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None, store=store)
+        return hold_lock(config.store.removeprefix("sqlite:///"))
+    except StoreError as exc:
+        raise RuntimeError(str(exc)) from None
+
+
+def _keyring(config: Config, store: Store | None, *, close: bool = False) -> Keyring:
+    """The sealing keys (kept beside a SQLite store, checked against its tables); ``store`` closed if the keys
+    cannot be had (or with ``close``)."""
+    try:
+        return make_keyring(config, keep_in=Path(config.data_dir) if keeps_its_key(config) else None, store=store)
     except BaseException:
-        if store is not None:
-            asyncio.run(store.aclose())
+        close = True
         raise
+    finally:
+        if close and store is not None:
+            asyncio.run(store.aclose())
+
+
+def _serve_process(
+    config: Config, keyring: Keyring, store: Store | None, sock: socket.socket | None, cap: int, *, index: int = 0
+) -> None:
+    """One server process: its app, its metrics port (the configured one plus its index), until told to stop."""
     app = App(config, keyring=keyring, hosting=config.host_enabled, store=store)
     if config.metrics_port:
-        app.metrics.serve(config.metrics_port, config.bind_host)
+        app.metrics.serve(config.metrics_port + index, config.bind_host)
     freeze_start_up()
-    eventloop.run(_embedded(app, sock, cap))
+    eventloop.run(_embedded(app, sock, cap, first=index == 0))
+
+
+def _free_port(host: str) -> int:
+    """A port free now on ``host``, for the processes to share (each binds it with SO_REUSEPORT)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _no_threads_left(seconds: float = 5.0) -> None:
+    """Wait for the threads start-up made (the key check's store) to end: a process forks with one thread."""
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(seconds)
 
 
 def _with_public_url(config: Config, rest_port: int) -> Config:
@@ -328,11 +396,11 @@ def _start_line(config: Config, rest_port: int, grpc_port: int) -> None:
     )
 
 
-def _open_store(config: Config) -> Store:
+def _open_store(config: Config, siblings: Siblings | None = None) -> Store:
     """The host's store, opened before the sealing key is read (a kept key is checked against its tables); a store
     that cannot open stops the start-up (``startup_failed``)."""
     try:
-        return open_store(config.store, sync=config.store_sync)
+        return open_store(config.store, sync=config.store_sync, siblings=siblings)
     except StoreError as exc:
         raise RuntimeError(str(exc)) from None
 
@@ -353,7 +421,7 @@ def _open_files(config: Config, *, rest: bool) -> int:
     return cap
 
 
-async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
+async def _embedded(app: App, sock: socket.socket | None, cap: int, *, first: bool = True) -> None:
     config, log = app.config, get_logger()
     stop = _stop_on_signals()
     if app.host is not None:  # listening to the store before any call comes: a Watch taken earlier could miss a push
@@ -369,7 +437,8 @@ async def _embedded(app: App, sock: socket.socket | None, cap: int) -> None:
         rest = _rest_server(app.rest(backend), config, sock, ConnectionGate(cap, app.metrics.registry))
         waits.append(asyncio.create_task(rest.run_on_socket()))
         log.info("rest_serving", port=sock.getsockname()[1], grpc_port=port, gateway=config.gateway_embedded)
-        _start_line(config, sock.getsockname()[1], port)
+        if first:
+            _start_line(config, sock.getsockname()[1], port)
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     await app.grpc.not_serving()  # /readyz answers 503 from here on
     draining = [asyncio.sleep(config.drain_seconds)]

@@ -11,6 +11,8 @@ MAX_TURN_SECONDS = 86_400
 """The longest turn a table may give a person: a day."""
 MAX_BOT_DELAY_MS = 60_000
 """The longest a bot may wait before it plays: a minute."""
+MAX_PROCESSES = 64
+"""The most server processes ``mazziere serve`` forks (``MAZZIERE_PROCESSES``)."""
 
 
 class ConfigError(ValueError):
@@ -42,6 +44,9 @@ class Config:
     replay_workers: int = 1
     """Threads that run replays (cost class ``replay``); one more replay per thread may wait, the rest are
     refused as OVERLOADED."""
+    processes: int = 1
+    """Server processes of ``mazziere serve`` sharing its ports, each with all of it (the host too: on SQLite they
+    share its store and tell each other its news); 0: one per core this process may use. Kubernetes runs 1 a pod."""
     worker_processes: int = 1
     """Processes that run the engine work of the ``bot`` and ``advice`` classes, whose threads then wait for them
     without holding the interpreter that serves moves, pushes and health checks; 0: that work runs on those
@@ -237,8 +242,8 @@ class Config:
             raise ConfigError("MAZZIERE_WORKERS must be >= 1 and MAZZIERE_MAX_MESSAGE_BYTES >= 1024")
         if self.max_concurrent_calls < self.workers:
             raise ConfigError("MAZZIERE_MAX_CONCURRENT_CALLS must be >= MAZZIERE_WORKERS")
-        if self.worker_processes < 0:
-            raise ConfigError("MAZZIERE_WORKER_PROCESSES must be >= 0")
+        if self.worker_processes < 0 or not 0 <= self.processes <= MAX_PROCESSES:
+            raise ConfigError(f"MAZZIERE_WORKER_PROCESSES must be >= 0 and MAZZIERE_PROCESSES 0 to {MAX_PROCESSES}")
         counts = ("replay_workers", "replay_max_views", "bot_workers", "bot_calls", "advice_workers", "advice_calls")
         for name in (*counts, "table_calls"):
             if getattr(self, name) < 1:

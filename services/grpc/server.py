@@ -157,7 +157,7 @@ def server_options(config: Config) -> list[tuple[str, Any]]:
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ("grpc.max_connection_age_ms", config.max_connection_age_ms),
         ("grpc.max_connection_age_grace_ms", config.max_connection_age_grace_ms),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", int(config.processes > 1)),  # only this server's own processes share its port
     ]
 
 

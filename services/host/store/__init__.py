@@ -25,6 +25,7 @@ from mazziere.services.host.store.base import (
     TableRecord,
 )
 from mazziere.services.host.store.postgres import PostgresStore
+from mazziere.services.host.store.siblings import Siblings
 from mazziere.services.host.store.sqlite import SqliteStore
 
 __all__ = [
@@ -43,12 +44,13 @@ __all__ = [
 ]
 
 
-def open_store(url: str, *, sync: str = "full") -> Store:
+def open_store(url: str, *, sync: str = "full", siblings: Siblings | None = None) -> Store:
     """The store at ``url``: ``sqlite:///path`` (a relative path after ``sqlite:///``, or absolute with four
     slashes; ``sync`` its ``synchronous`` setting, ``full`` or ``normal``) or ``postgresql://...`` (psycopg's
-    connection string; the server's own settings say when a commit is durable)."""
+    connection string; the server's own settings say when a commit is durable). ``siblings``: the host's other
+    processes on one SQLite store (:mod:`.siblings`); PostgreSQL's notifications reach them without."""
     if url.startswith("sqlite:///"):
-        return SqliteStore(url.removeprefix("sqlite:///"), sync=sync)
+        return SqliteStore(url.removeprefix("sqlite:///"), sync=sync, siblings=siblings)
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStore(url)
     raise ValueError(f"a store URL starts with sqlite:/// or postgresql://, not {url.split(':', 1)[0]!r}")

@@ -9,9 +9,11 @@ disk (the log synced) when its call returns, so neither a killed host nor a lost
 were answered. ``synchronous="normal"`` (``MAZZIERE_STORE_SYNC=normal``) syncs the log only at checkpoints: a killed
 host still loses nothing, a power cut may lose the last moves answered.
 
-One host process only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
-second host on the same file refuses to start. Listeners hear this host's notifications (there is no other): its
-steps, and its reissued capabilities.
+One host only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
+second host on the same file refuses to start. Listeners hear this host's notifications: its steps, and its
+reissued capabilities. A host served by several processes of one machine (``MAZZIERE_PROCESSES``) opens the store
+in each with its ``siblings`` (:mod:`.siblings`): the supervisor holds the lock for them all, each process's
+notifications reach the others' listeners, and no record is kept between calls (another process may write it).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from mazziere.services.host.store import schema
 from mazziere.services.host.store.base import Listener, Missed, Step, StoreError, TableRecord
 from mazziere.services.host.store.commits import CommitGroups, Write, apply_group
 from mazziere.services.host.store.records import Records
+from mazziere.services.host.store.siblings import Siblings
 from mazziere.services.host.store.writing import Writing
 
 T = TypeVar("T")
@@ -90,7 +93,12 @@ class SqliteStore:
     :class:`StoreError` if another host holds the lock or the file is not a database this host can use."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, clock: Callable[[], int] = schema.now_ms, sync: str = "full"
+        self,
+        path: str | os.PathLike[str],
+        *,
+        clock: Callable[[], int] = schema.now_ms,
+        sync: str = "full",
+        siblings: Siblings | None = None,
     ) -> None:
         if sync not in SYNC:
             raise ValueError(f"the SQLite store's sync is one of {', '.join(SYNC)}, not {sync!r}")
@@ -98,14 +106,17 @@ class SqliteStore:
         self.sync = sync
         self._clock = clock
         self._listeners: list[Listener] = []
+        self._siblings = siblings
         self._closed = False
         self._db: sqlite3.Connection | None = None
         self._reading: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
+        self._turn: int | None = None
+        """With siblings: the file whose lock a commit group holds (SQLite's own lock is polled while it waits)."""
         self._worker = Writing("mazziere-sqlite")
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite-read")
         self.commits = CommitGroups(self._run_group)
-        self.records = Records()
+        self.records = Records() if siblings is None else Records(tables=0)
         try:
             self._worker.submit(self._open).result()
             if self.path != MEMORY:  # a database in memory is one connection's own: its reads stay on the writer
@@ -124,7 +135,10 @@ class SqliteStore:
             if self.path != MEMORY:
                 database = Path(self.path)
                 database.parent.mkdir(parents=True, exist_ok=True)
-                self._lock(Path(f"{self.path}.lock"))
+                if self._siblings is None:
+                    self._lock_fd = hold_lock(self.path)
+                else:  # this process's own description of the file: a lock between the siblings
+                    self._turn = os.open(f"{self.path}.turn", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
                 os.close(os.open(database, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
                 for file in (database, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
                     if file.exists():
@@ -157,17 +171,6 @@ class SqliteStore:
             self._reading.close()
             self._reading = None
 
-    def _lock(self, lock: Path) -> None:
-        self._lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        os.fchmod(self._lock_fd, 0o600)
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(
-                f"another host uses this store ({self.path}); SQLite serves one host process: "
-                "use PostgreSQL for replicas"
-            ) from None
-
     def _release(self) -> None:
         if self._db is not None:
             self._db.close()
@@ -175,6 +178,9 @@ class SqliteStore:
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # and with it the lock
             self._lock_fd = None
+        if self._turn is not None:
+            os.close(self._turn)
+            self._turn = None
 
     def _call(self, work: Callable[[sqlite3.Connection], T], *, reading: bool = False) -> T:
         db = self._reading if reading else self._db
@@ -186,9 +192,16 @@ class SqliteStore:
             raise StoreError(f"SQLite store {self.path}: {error}") from error
 
     def _group(self, writes: list[Write], db: sqlite3.Connection) -> list[tuple[bool, Any]]:
+        if self._turn is not None:  # the siblings' groups take turns here, woken at once, not by SQLite's polling
+            fcntl.flock(self._turn, fcntl.LOCK_EX)
+        try:
+            outcomes = apply_group(writes, db)
+        finally:
+            if self._turn is not None:
+                fcntl.flock(self._turn, fcntl.LOCK_UN)
         return [
             (ok, StoreError(f"SQLite store {self.path}: {value}") if isinstance(value, sqlite3.Error) else value)
-            for ok, value in apply_group(writes, db)
+            for ok, value in outcomes
         ]
 
     def _create(self, table: TableRecord, first: Step, db: sqlite3.Connection) -> None:
@@ -350,15 +363,23 @@ class SqliteStore:
         return {table_id: int(row[0]) for table_id, row in found if row is not None}
 
     async def listen(self, listener: Listener, missed: Missed | None = None) -> None:
-        """In one process nothing is ever missed: ``missed`` is never called."""
+        """On one machine nothing is ever missed: ``missed`` is never called."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
         self._listeners.append(listener)
+        if self._siblings is not None and len(self._listeners) == 1:
+            await self._siblings.start(self._tell)
 
     async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
-        """Tell this host's listeners, one after the other (a listener that fails is logged and skipped)."""
+        """Tell this host's listeners, one after the other (a listener that fails is logged and skipped), and its
+        sibling processes'."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
+        if self._siblings is not None:
+            self._siblings.send(table_id, seq, revoked)
+        await self._tell(table_id, seq, revoked)
+
+    async def _tell(self, table_id: str, seq: int, revoked: str) -> None:
         for listener in list(self._listeners):
             try:
                 await listener(table_id, seq, revoked)
@@ -372,6 +393,8 @@ class SqliteStore:
         await self.commits.drain()
         self._closed = True
         self._listeners.clear()
+        if self._siblings is not None:
+            await self._siblings.aclose()
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(self._reader, self._release_reading)
@@ -379,3 +402,20 @@ class SqliteStore:
         finally:
             self._reader.shutdown(wait=False)
             self._worker.shutdown(wait=False)
+
+
+def hold_lock(path: str) -> int:
+    """An exclusive lock on ``<path>.lock`` (made, mode 0600), held as long as the returned descriptor (and any
+    process's copy of it) is open; a :class:`StoreError` if another host holds it."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    os.fchmod(fd, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"another host uses this store ({path}); SQLite serves the processes of one host: "
+            "use PostgreSQL for replicas"
+        ) from None
+    return fd
