@@ -13,7 +13,7 @@ import hmac
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
@@ -38,7 +38,7 @@ from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.readers import Snapshots
 from mazziere.services.host.settings import HostSettings, Settings
 from mazziere.services.host.store import OWNER, SIGNAL, SPECTATORS, Step, Store, StoreError, TableRecord
-from mazziere.services.host.updates import Carrying, StoredUpdate, Told, Update
+from mazziere.services.host.updates import Carrying, Heard, StoredUpdate, Told, Update
 from mazziere.services.table.client import TableClient
 from mazziere.services.wire.answers import Written
 
@@ -376,11 +376,12 @@ class Host:
                 continue
             if news.seq <= last:
                 continue
-            if news.told is not None and news.seq == last + 1:  # applied here: handed on as it is
+            told = news.told if news.seq == last + 1 else None
+            if told is not None and (item := told.watch_item(view)) is not None:  # applied here, or heard with it
                 last = news.seq
                 self.metrics.push_lag.observe(time.monotonic() - news.at)
-                yield news.told.watch_item(view)
-                if news.told.closed:
+                yield item
+                if told.closed:
                     return
                 continue
             async for update in self._steps(record.table_id, view, last):
@@ -586,9 +587,9 @@ class Host:
 
     # -- parts ------------------------------------------------------------------------------------------
 
-    async def _heard(self, table_id: str, seq: int, revoked: str) -> None:
+    async def _heard(self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None) -> None:
         if not revoked.startswith(SIGNAL):
-            self.hub.publish(table_id, seq, revoked=revoked)
+            self.hub.publish(table_id, seq, Heard(seq, seen) if seen and not revoked else None, revoked=revoked)
         elif reaction := reactions.read(revoked):
             self.hub.react(table_id, *reaction)
         else:

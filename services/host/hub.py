@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from mazziere.services.host.updates import Told
+from mazziere.services.host.updates import Heard, Told
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class News:
 
     seq: int
     at: float
-    told: Told | None = None
+    told: Told | Heard | None = None
     latest: int = 0
     """The table's latest seq this process knew when the news was published (for a presence change)."""
     revoked: str = ""
@@ -78,7 +78,7 @@ class Hub:
         """The Watch streams of ``table_id`` on this process."""
         return len(self._queues.get(table_id, ()))
 
-    def publish(self, table_id: str, seq: int, told: Told | None = None, revoked: str = "") -> None:
+    def publish(self, table_id: str, seq: int, told: Told | Heard | None = None, revoked: str = "") -> None:
         if revoked:
             self.revocations += 1
         elif seq and table_id in self._latest:

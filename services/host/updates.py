@@ -10,7 +10,7 @@ its stored bytes (:class:`StoredUpdate`), which are parsed only to read them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -206,6 +206,31 @@ class Writing(NamedTuple):
         if self.game:
             data["game"] = self.game
         return data
+
+
+class Heard:
+    """A move another process of this host applied, as the store keeps it (each audience's update, by audience),
+    handed to this process's watchers as it is: each audience's update read once, for all its watchers."""
+
+    __slots__ = ("_items", "_seen", "seq")
+    closed = False
+    """A move: never the closing step (whose news brings nothing, so its watchers read it from the store)."""
+
+    def __init__(self, seq: int, seen: Mapping[str, bytes]) -> None:
+        self.seq = seq
+        self._seen = seen
+        self._items: dict[str, Carrying] = {}
+
+    def watch_item(self, audience: str) -> Carrying | None:
+        """The ``WatchResponse`` that carries ``audience``'s update (None: the news did not bring it)."""
+        audience = audience if audience.isdigit() else SPECTATORS
+        known = self._items.get(audience)
+        if known is None:
+            data = self._seen.get(audience)
+            if data is None:
+                return None
+            known = self._items[audience] = Carrying(hpb.WatchResponse, StoredUpdate(data))
+        return known
 
 
 class StoredUpdate(Written[Any]):

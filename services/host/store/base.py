@@ -58,9 +58,17 @@ SIGNAL = "!"
 """A notification whose ``revoked`` begins with this is no revocation but a signal of the table to its watchers:
 ``!state`` (its hosted state changed) or ``!react.<seat>.<kind>`` (a seat's quick reaction)."""
 
-Listener = Callable[[str, int, str], Awaitable[None]]
-"""Told ``(table_id, seq, revoked)`` for every step applied by any host on the store (this one included), and for
-every capability reissued (``revoked``: the audience whose old capability stopped working; else empty)."""
+
+class Listener(Protocol):
+    """Told ``(table_id, seq, revoked)`` for every step applied by any host on the store (this one included), and for
+    every capability reissued (``revoked``: the audience whose old capability stopped working; else empty); with
+    ``seen``, what each audience saw of that step, when the news brings it (:mod:`.siblings`)."""
+
+    def __call__(
+        self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None
+    ) -> Awaitable[None]: ...
+
+
 Missed = Callable[[], Awaitable[None]]
 """Told that the store may have missed notifications (its listening connection came back after a drop)."""
 

@@ -22,7 +22,7 @@ import asyncio
 import fcntl
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache, partial
@@ -107,6 +107,8 @@ class SqliteStore:
         self._clock = clock
         self._listeners: list[Listener] = []
         self._siblings = siblings
+        self._handed: dict[str, int] = {}
+        """With siblings: the move each table's siblings were last handed with what its audiences saw."""
         self._closed = False
         self._db: sqlite3.Connection | None = None
         self._reading: sqlite3.Connection | None = None
@@ -292,6 +294,9 @@ class SqliteStore:
         landed = await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step, now_ms))
         if landed and before is not None and before.seq == expected_seq and not before.closed:
             self.records.advanced(before, writes, token, step.seq, due_ms, now_ms)
+        if landed and self._siblings is not None:  # the move's own notification need not go again
+            self._siblings.send(table_id, step.seq, "", step.seen)
+            self._handed[table_id] = step.seq
         return landed
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
@@ -375,14 +380,14 @@ class SqliteStore:
         sibling processes'."""
         if self._closed:
             raise StoreError(f"SQLite store {self.path}: closed")
-        if self._siblings is not None:
+        if self._siblings is not None and (revoked or self._handed.pop(table_id, None) != seq):
             self._siblings.send(table_id, seq, revoked)
         await self._tell(table_id, seq, revoked)
 
-    async def _tell(self, table_id: str, seq: int, revoked: str) -> None:
+    async def _tell(self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None) -> None:
         for listener in list(self._listeners):
             try:
-                await listener(table_id, seq, revoked)
+                await (listener(table_id, seq, revoked) if seen is None else listener(table_id, seq, revoked, seen))
             except Exception:
                 log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
 
