@@ -20,6 +20,7 @@ from bench import (
     host_load,
     hostile,
     memory,
+    processes,
     rl,
     roundtrip,
     table_sizes,
@@ -57,5 +58,7 @@ print("\n== hostile callers (bench.hostile)")
 hostile.main([])
 print("\n== the host under load (bench.host_load)")
 host_load.main([])
+print("\n== the host on two processes against one (bench.processes)")
+processes.main(["--rounds", "1"])
 print("\n== summary: every goal of this run")
 print(goals.summary())

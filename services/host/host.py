@@ -376,12 +376,11 @@ class Host:
                 continue
             if news.seq <= last:
                 continue
-            told = news.told if news.seq == last + 1 else None
-            if told is not None and (item := told.watch_item(view)) is not None:  # applied here, or heard with it
+            if (carried := _carried(news, last, view)) is not None:
                 last = news.seq
                 self.metrics.push_lag.observe(time.monotonic() - news.at)
-                yield item
-                if told.closed:
+                yield carried[0]
+                if carried[1]:
                     return
                 continue
             async for update in self._steps(record.table_id, view, last):
@@ -757,6 +756,14 @@ def _check_open(record: TableRecord) -> None:
     """A closed table takes no more moves, issues no more invites and gives no more advice."""
     if record.closed:
         raise ServiceError.of(ServiceReason.TABLE_CLOSED, "the owner closed this table")
+
+
+def _carried(news: News, last: int, view: str) -> tuple[Carrying, bool] | None:
+    """What ``news`` brings ``view`` when it is the step after ``last`` (applied here, or heard with its updates),
+    and whether that step closed the table; None: the watcher reads it from the store."""
+    told = news.told if news.seq == last + 1 else None
+    item = None if told is None else told.watch_item(view)
+    return None if item is None or told is None else (item, told.closed)
 
 
 def _check_movable(record: TableRecord, expected_seq: int) -> None:
