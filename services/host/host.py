@@ -467,7 +467,7 @@ class Host:
         across hosts the store's conditional update decides."""
         lock = self._locks.setdefault(table_id, asyncio.Lock())  # kept while a move of the table holds or waits
         async with lock:
-            record = await self._record(table_id, call)
+            record = await self._record(table_id, call, at_least=expected_seq)
             if authorize is not None:
                 authorize(record)
             _check_movable(record, expected_seq)
@@ -617,10 +617,10 @@ class Host:
             self.hub.publish(table_id, seq)
             self.hub.publish(table_id, seq, revoked=ANY_AUDIENCE)
 
-    async def _record(self, table_id: str, call: Call | None = None) -> TableRecord:
-        """The table, or TABLE_NOT_FOUND: an id the store did not keep a moment ago is not read again, and counts
-        against the caller's unknown tables."""
-        record = None if table_id in self.unknown else await self._stored(self.store.get(table_id))
+    async def _record(self, table_id: str, call: Call | None = None, *, at_least: int = 0) -> TableRecord:
+        """The table (at ``seq`` ``at_least`` or later, if it is there), or TABLE_NOT_FOUND: an id the store did not
+        keep a moment ago is not read again, and counts against the caller's unknown tables."""
+        record = None if table_id in self.unknown else await self._stored(self.store.get(table_id, at_least))
         if record is None:
             self.unknown.add(table_id)
             self.snapshots.forget(table_id)

@@ -32,6 +32,7 @@ from mazziere.services.host.store import (
 )
 from mazziere.services.host.store.postgres import PostgresStore, read_notification
 from mazziere.services.host.store.records import Records
+from mazziere.services.host.store.siblings import Siblings
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
 
@@ -565,3 +566,70 @@ def test_a_record_read_while_its_table_was_written_is_not_kept() -> None:
     assert records.get("t1") is None
     records.keep(old, before)  # read before a table was forgotten: not kept either
     assert records.get("t1") is None
+
+
+async def _siblings(path: Path) -> tuple[SqliteStore, SqliteStore]:
+    """Two stores on one SQLite file as two processes of one host have them (a socket pair between them)."""
+    ends = socket.socketpair()
+    return SqliteStore(path, siblings=Siblings([ends[0]])), SqliteStore(path, siblings=Siblings([ends[1]]))
+
+
+async def test_sibling_sqlite_stores_hear_each_others_moves_with_what_each_audience_saw(tmp_path: Path) -> None:
+    first, second = await _siblings(tmp_path / "tables.db")
+    heard: asyncio.Queue[tuple[str, int, str, object]] = asyncio.Queue()
+
+    async def listener(table_id: str, seq: int, revoked: str, seen: object = None) -> None:
+        await heard.put((table_id, seq, revoked, seen))
+
+    await first.listen(listener)
+    await second.listen(listener)
+    await second.create(table(), step(0))
+    assert await first.get("t1") == table()  # read, and kept
+    assert await advance(second, "t1", 1)
+    await second.notify("t1", 1)  # the move's own notification: told here, not handed on again
+    told = [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(2)]
+    assert sorted(told, key=str) == sorted([("t1", 1, "", step(1).seen), ("t1", 1, "", None)], key=str)
+    kept = await first.get("t1")
+    assert kept is not None and kept.seq == 1  # the record kept before was forgotten with the news
+    await second.set_capability("t1", "0", b"d-0-new")
+    await second.notify("t1", 1, revoked="0")
+    assert ("t1", 1, "0", None) in [await asyncio.wait_for(heard.get(), HEAR_S) for _ in range(2)]
+    reread = await first.get("t1")
+    assert reread is not None and reread.capabilities["0"] == b"d-0-new"
+    await first.aclose()
+    await second.aclose()
+
+
+async def test_a_sibling_asked_for_a_later_seq_than_it_kept_reads_the_table_again(tmp_path: Path) -> None:
+    """A move a sibling made and answered before its news came: the next move's ``expected_seq`` reads it."""
+    first, second = await _siblings(tmp_path / "tables.db")
+    await second.create(table(), step(0))
+    assert (await first.get("t1")) == table()
+    assert await advance(second, "t1", 1)  # first has not listened: it hears nothing of this
+    stale = await first.get("t1")
+    assert stale is not None and stale.seq == 0
+    fresh = await first.get("t1", at_least=1)
+    assert fresh is not None and fresh.seq == 1 and fresh.token == b"token-1"
+    await first.aclose()
+    await second.aclose()
+
+
+async def test_a_sibling_that_expires_tables_makes_the_others_forget_what_they_kept(tmp_path: Path) -> None:
+    first, second = await _siblings(tmp_path / "tables.db")
+    heard: list[str] = []
+
+    async def listener(table_id: str, seq: int, revoked: str, seen: object = None) -> None:
+        heard.append(table_id)
+
+    await first.listen(listener)
+    await second.listen(listener)
+    await second.create(table(updated_ms=1), step(0))
+    assert await first.get("t1") is not None  # kept
+    assert await second.expire(idle_before_ms=10**15) == 1
+    for _ in range(1000):
+        if await first.get("t1") is None:
+            break
+        await asyncio.sleep(0.01)
+    assert await first.get("t1") is None and heard == []  # forgotten, and no listener told of a table ""
+    await first.aclose()
+    await second.aclose()

@@ -84,8 +84,9 @@ class Store(Protocol):
         """Keep a new table and its first step (its creation)."""
         ...
 
-    async def get(self, table_id: str) -> TableRecord | None:
-        """The table, or None if the store keeps no table of that id."""
+    async def get(self, table_id: str, at_least: int = 0) -> TableRecord | None:
+        """The table, or None if the store keeps no table of that id; read again where a kept copy is older than
+        ``at_least`` (a caller who has seen that ``seq``)."""
         ...
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:

@@ -182,7 +182,8 @@ class PostgresStore:
                     await cursor.executemany(SQL.insert_capability, rows)
             await _append(conn, table.table_id, first)
 
-    async def get(self, table_id: str) -> TableRecord | None:
+    async def get(self, table_id: str, at_least: int = 0) -> TableRecord | None:
+        """The table as it is now (nothing is kept)."""
         async with self._transaction("get") as conn:
             row = await (await conn.execute(SQL.select_table, (table_id,))).fetchone()
             if row is None:

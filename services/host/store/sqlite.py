@@ -12,8 +12,8 @@ host still loses nothing, a power cut may lose the last moves answered.
 One host only: the store holds an exclusive lock on the file ``<database>.lock`` beside it while open, so a
 second host on the same file refuses to start. Listeners hear this host's notifications: its steps, and its
 reissued capabilities. A host served by several processes of one machine (``MAZZIERE_PROCESSES``) opens the store
-in each with its ``siblings`` (:mod:`.siblings`): the supervisor holds the lock for them all, each process's
-notifications reach the others' listeners, and no record is kept between calls (another process may write it).
+in each with its ``siblings`` (:mod:`.siblings`): the supervisor holds the lock for them all, and each process's
+notifications reach the others' listeners, forgetting the records they kept of the table.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ SQL = schema.Statements.of(schema.SQLITE)
 DUE = _SQL("SELECT table_id, seq " + schema.DUE)
 LEASE = _SQL(schema.LEASE)
 PAGES = ("page_count", "freelist_count", "page_size")
+EVERY_TABLE = ""
+"""The table id of a sibling's news that it removed tables (expired): forget every record kept."""
 SYNC = ("full", "normal")
 """The store's ``synchronous`` settings: a sync at every commit (no answered move lost to a power cut), or only at
 checkpoints (none lost to a killed host)."""
@@ -118,7 +120,7 @@ class SqliteStore:
         self._worker = Writing("mazziere-sqlite")
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mazziere-sqlite-read")
         self.commits = CommitGroups(self._run_group)
-        self.records = Records() if siblings is None else Records(tables=0)
+        self.records = Records()
         try:
             self._worker.submit(self._open).result()
             if self.path != MEMORY:  # a database in memory is one connection's own: its reads stay on the writer
@@ -277,10 +279,12 @@ class SqliteStore:
         self.records.begin(table.table_id)
         await self._commit(partial(self._create, table, first))
 
-    async def get(self, table_id: str) -> TableRecord | None:
-        """The table's record: as this store's own writes left it when it is kept (:mod:`.records`), else read."""
+    async def get(self, table_id: str, at_least: int = 0) -> TableRecord | None:
+        """The table's record: as this store's own writes left it when it is kept (:mod:`.records`) and at
+        ``at_least`` or later, else read. With siblings, a record kept is forgotten as soon as a sibling's news of
+        the table comes; a move a sibling made and answered before that news came is what ``at_least`` reads."""
         kept = self.records.get(table_id)
-        if kept is not None:
+        if kept is not None and kept.seq >= at_least:
             return kept
         writes = self.records.writes(table_id)
         record = await self._run(partial(self._get, table_id))
@@ -333,9 +337,12 @@ class SqliteStore:
     async def expire(self, idle_before_ms: int) -> int:
         self.records.clear()
         try:
-            return await self._commit(partial(self._write, SQL.expire, (idle_before_ms,)))
+            removed = await self._commit(partial(self._write, SQL.expire, (idle_before_ms,)))
         finally:
             self.records.clear()
+        if removed and self._siblings is not None:
+            self._siblings.send(EVERY_TABLE, 0, "")
+        return removed
 
     async def count(self) -> int:
         rows = await self._run(partial(self._read, SQL.count, ()))
@@ -373,7 +380,7 @@ class SqliteStore:
             raise StoreError(f"SQLite store {self.path}: closed")
         self._listeners.append(listener)
         if self._siblings is not None and len(self._listeners) == 1:
-            await self._siblings.start(self._tell)
+            await self._siblings.start(self._heard)
 
     async def notify(self, table_id: str, seq: int, revoked: str = "") -> None:
         """Tell this host's listeners, one after the other (a listener that fails is logged and skipped), and its
@@ -383,6 +390,15 @@ class SqliteStore:
         if self._siblings is not None and (revoked or self._handed.pop(table_id, None) != seq):
             self._siblings.send(table_id, seq, revoked)
         await self._tell(table_id, seq, revoked)
+
+    async def _heard(self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None) -> None:
+        """A sibling's news: the table's kept record is out of date (and any read of it under way); every record,
+        when it expired tables."""
+        if table_id == EVERY_TABLE:
+            self.records.clear()
+            return
+        self.records.begin(table_id)
+        await self._tell(table_id, seq, revoked, seen)
 
     async def _tell(self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None) -> None:
         for listener in list(self._listeners):
