@@ -4,10 +4,11 @@
 ``mazziere serve`` (:func:`serve_embedded`), the split ``mazziere gateway`` (:func:`serve_split`), the tests and the
 benchmarks all build it here. Nothing else in ``services/`` imports the host or wires one room to another.
 
-Embedded, one process serves gRPC on ``MAZZIERE_PORT`` and REST on ``MAZZIERE_REST_PORT``; the gateway calls the
-handlers in process (or over a local channel, ``MAZZIERE_GATEWAY_EMBEDDED=channel``) and shares the service's
-metrics registry. On SIGTERM the health service turns NOT_SERVING (so ``/readyz`` answers 503), both keep
-serving for ``MAZZIERE_DRAIN_SECONDS``, then both stop, letting calls in flight finish.
+Embedded, one process (or ``MAZZIERE_PROCESSES`` forked ones, each all of it, sharing the ports) serves gRPC on
+``MAZZIERE_PORT`` and REST on ``MAZZIERE_REST_PORT``; the gateway calls the handlers in process (or over a local
+channel, ``MAZZIERE_GATEWAY_EMBEDDED=channel``) and shares the service's metrics registry. On SIGTERM the health
+service turns NOT_SERVING (so ``/readyz`` answers 503), both keep serving for ``MAZZIERE_DRAIN_SECONDS``, then both
+stop, letting calls in flight finish.
 """
 
 from __future__ import annotations
