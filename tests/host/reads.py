@@ -13,9 +13,9 @@ def counted_reads(store: Any) -> Iterator[list[str]]:
     reads: list[str] = []
     get = store.get
 
-    async def counted(table_id: str) -> Any:
+    async def counted(table_id: str, at_least: int = 0) -> Any:
         reads.append(table_id)
-        return await get(table_id)
+        return await get(table_id, at_least)
 
     store.get = counted
     try:
