@@ -254,6 +254,8 @@ class Config:
             )
 
     def _check_host(self) -> None:
+        if self.processes != 1 and self.host_enabled and self.store == "sqlite:///:memory:":
+            raise ConfigError("MAZZIERE_PROCESSES shares a SQLite store on disk; a database in memory is one process's")
         if self.host_enabled and self.host_replicas > 1 and self.store.startswith("sqlite:"):
             raise ConfigError(
                 f"MAZZIERE_HOST_REPLICAS={self.host_replicas} needs a PostgreSQL MAZZIERE_STORE_URL: a SQLite store "

@@ -203,4 +203,6 @@ def test_the_processes_are_0_for_every_core_or_1_to_64() -> None:
     for wrong in ("-1", "65"):
         with pytest.raises(ConfigError, match="MAZZIERE_PROCESSES"):
             Config.from_env({"MAZZIERE_PROCESSES": wrong})
+    with pytest.raises(ConfigError, match="in memory"):
+        Config.from_env({"MAZZIERE_PROCESSES": "2", "MAZZIERE_STORE_URL": "sqlite:///:memory:"})
     assert machine_cores() == len(os.sched_getaffinity(0)) >= 1

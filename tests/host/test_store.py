@@ -281,10 +281,10 @@ async def test_a_listener_hears_every_hosts_notifications(backend: Backend) -> N
     speaker, hearer = await backend.hosts(2)
     heard: asyncio.Queue[tuple[str, int, str]] = asyncio.Queue()
 
-    async def failing(table_id: str, seq: int, revoked: str) -> None:
+    async def failing(table_id: str, seq: int, revoked: str, seen: object = None) -> None:
         raise RuntimeError("a listener that fails does not stop the others")
 
-    async def listener(table_id: str, seq: int, revoked: str) -> None:
+    async def listener(table_id: str, seq: int, revoked: str, seen: object = None) -> None:
         await heard.put((table_id, seq, revoked))
 
     await hearer.listen(failing)
@@ -476,7 +476,7 @@ async def test_a_dropped_listening_connection_is_made_again(postgres: Backend) -
     speaker, hearer = await backend.hosts(2)
     heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
 
-    async def listener(table_id: str, seq: int, revoked: str) -> None:
+    async def listener(table_id: str, seq: int, revoked: str, seen: object = None) -> None:
         await heard.put((table_id, seq))
 
     await hearer.listen(listener)

@@ -403,7 +403,7 @@ class SqliteStore:
     async def _tell(self, table_id: str, seq: int, revoked: str, seen: Mapping[str, bytes] | None = None) -> None:
         for listener in list(self._listeners):
             try:
-                await (listener(table_id, seq, revoked) if seen is None else listener(table_id, seq, revoked, seen))
+                await listener(table_id, seq, revoked, seen)
             except Exception:
                 log.exception("host_store_listener_failed", table_id=table_id, seq=seq)
 
