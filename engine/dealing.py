@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import msgspec
 
 from mazziere.engine import chance
-from mazziere.engine.cards import ALL_CARDS, Card
+from mazziere.engine.cards import ALL_CARDS, FRENCH_32, FRENCH_40, ITALIAN_40, Card
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.events import COMMITTED, ENTROPY, SEED, Event
 from mazziere.engine.table import Pack, TableState
@@ -45,6 +45,16 @@ _FACE_UP = tuple(TableCard(card, PUBLIC) for card in ALL_CARDS)
 _INDEX = attrgetter("index")
 _NOTATION = attrgetter("text")
 """A card's notation: canonical order sorts by it, byte by byte (docs/fairness.md); read without a Python call."""
+
+
+def _canonical(cards: Iterable[Card]) -> tuple[tuple[Card, ...], bytes]:
+    """``cards`` in canonical order, and their indexes as a pack keeps them."""
+    contents = tuple(sorted(cards, key=_NOTATION))
+    return contents, bytes(map(_INDEX, contents))
+
+
+_WHOLE_PACKS: Final = {id(pack): (pack, *_canonical(pack)) for pack in (ITALIAN_40, FRENCH_40, FRENCH_32)}
+"""The whole packs the games shuffle again and again, by ``id``: the pack, its canonical order and indexes."""
 
 
 class Dealing:
@@ -88,9 +98,10 @@ class Dealing:
 
     def shuffle(self, cards: Iterable[Card]) -> tuple[Card, ...]:
         """A new pack of ``cards`` (put in canonical order, then shuffled by the next draw): the one dealt from."""
-        contents = tuple(sorted(cards, key=_NOTATION))
+        whole = _WHOLE_PACKS.get(id(cards))
+        contents, indexes = (whole[1], whole[2]) if whole is not None and whole[0] is cards else _canonical(cards)
         deck = chance.shuffled(contents, self.secret, self.draws, self.entropy)
-        self.packs = (*self.packs, Pack(self.draws, bytes(map(_INDEX, contents))))
+        self.packs = (*self.packs, Pack(self.draws, indexes))
         self._drew()
         return deck
 

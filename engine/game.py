@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
+from mazziere.engine.cards import Card
 from mazziere.engine.dealing import gather, with_entropy
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import RuleProfile
@@ -130,13 +131,18 @@ class Game(ABC, Generic[S, R]):
 
 
 def _match(legal: tuple[LegalAction, ...], action: Action) -> LegalAction:
-    kind, found = action.kind, False
+    kind, target, cards, found = action.kind, action.target, action.cards, False
     for entry in legal:
         if entry.kind == kind:
-            if entry.target == action.target and entry.cards == action.cards:
+            if _same_cards(entry.cards, cards) and entry.target == target:
                 return entry
             found = True
     if found:
         raise Rejected(Reason.ILLEGAL_ACTION, f"{kind} is not allowed with these cards or target seat")
     allowed = sorted({entry.kind for entry in legal})
     raise Rejected(Reason.ILLEGAL_ACTION, f"{kind!r} is not allowed now; seat {action.seat} may: {', '.join(allowed)}")
+
+
+def _same_cards(a: tuple[Card, ...], b: tuple[Card, ...]) -> bool:
+    """``a == b`` without a Python comparison per card: there is one object per card, equal only to itself."""
+    return a is b or (len(a) == len(b) and all(a[i] is b[i] for i in range(len(a))))

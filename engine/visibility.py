@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -29,7 +29,7 @@ Viewer = int | None
 """A seat number, or ``None`` for a spectator."""
 
 
-MAX_SEAT = 30
+MAX_SEAT: Final = 30
 """The highest seat number an audience can name (every game seats far fewer)."""
 _INTERNED = 1 << 12
 """At most this many audiences and table cards are kept for reuse, each (at most about 3.5 MiB; real tables use a
@@ -99,8 +99,8 @@ def _seat(seat: int) -> int:
 
 
 _AUDIENCES: dict[int, Audience] = {}
-PUBLIC = Audience(everyone=True)
-NOBODY = Audience()
+PUBLIC: Final = Audience(everyone=True)
+NOBODY: Final = Audience()
 
 
 def only(*seats: int) -> Audience:
@@ -169,18 +169,25 @@ class TableCard:
         return f"TableCard({self.card!r}, {self.seen_by!r})"
 
 
-_CARD_SHIFT = MAX_SEAT + 2
-_AUDIENCE_BITS = (1 << _CARD_SHIFT) - 1
-_TABLE_CARDS: dict[int, TableCard] = {}
+_CARD_SHIFT: Final = MAX_SEAT + 2
+_AUDIENCE_BITS: Final = (1 << _CARD_SHIFT) - 1
+_TABLE_CARDS: Final[dict[int, TableCard]] = {}
+
+
+def table_card(card: Card, seen_by: Audience) -> TableCard:
+    """``TableCard(card, seen_by)`` by a plain call, for the hot paths: the class's own call goes through its type's
+    ``__call__`` and ``__new__``."""
+    known = _TABLE_CARDS.get((card.index + 1) << _CARD_SHIFT | seen_by.code)
+    return known if known is not None else TableCard(card, seen_by)
 
 
 def face_up(card: Card) -> TableCard:
-    return TableCard(card, PUBLIC)
+    return table_card(card, PUBLIC)
 
 
 def face_down(card: Card, *owners: int) -> TableCard:
     """A card only ``owners`` may see."""
-    return TableCard(card, only(*owners))
+    return table_card(card, only(*owners))
 
 
 def redact(value: T, viewer: Viewer) -> T:

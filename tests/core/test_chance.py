@@ -2,7 +2,7 @@ import random
 from collections import Counter
 from itertools import permutations
 
-from mazziere.engine import chance
+from mazziere.engine import chance, stream
 
 
 def test_same_seed_and_counter_give_the_same_shuffle():
@@ -67,3 +67,44 @@ def test_an_extended_stream_reads_on_from_where_the_buffer_ended():
         extended += first >= 5  # beyond the five words a single draw reads first
         assert chance.randbelow(n, b"x", draw) == words[first] % n
     assert extended  # some draws needed the extension
+
+
+def test_draw_seed_is_the_standard_hmac_sha256_at_every_key_length():
+    """The seed's HMAC is written out over hashlib: the same bytes as the standard library's for keys shorter,
+    as long as and longer than SHA-256's 64-byte block."""
+    import hashlib
+    import hmac
+
+    for length in range(0, 140):
+        secret = bytes(range(length % 256))[:length] or b""
+        for draw in (0, 1, 255, 2**40):
+            message = chance.SEED_DOMAIN + draw.to_bytes(8, "big")
+            assert chance.draw_seed(secret, draw) == hmac.digest(secret, message, hashlib.sha256)
+
+
+def _plain_order(items, stream):
+    """Fisher-Yates as the algorithm states it, one draw of ``below`` per place."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = stream.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def test_the_inlined_shuffle_draws_as_the_plain_fisher_yates():
+    """The shuffle's inlined loop takes the same words as ``below`` would: in the usual case, where a word is
+    rejected, where the words read run out, and for lists longer than its table of limits."""
+    for size in (2, 5, 32, 40, 80, 128, 129, 300):
+        for draw in range(20):
+            seed = chance.draw_seed(b"plain", draw)
+            out = list(range(size))
+            stream.Stream(seed, b"", size).shuffle(out)
+            assert out == _plain_order(range(size), stream.Stream(seed, b"", size))
+    rejecting = stream.Stream(b"seed", b"", 8)  # words at the very top are rejected for every n
+    rejecting._words = (2**32 - 1, 7, 2**32 - 1, 2**32 - 1, 3, *rejecting._words[:3])
+    plain = stream.Stream(b"seed", b"", 8)
+    plain._words = rejecting._words
+    out = list(range(8))
+    rejecting.shuffle(out)
+    assert out == _plain_order(range(8), plain)
+    assert rejecting._next == plain._next

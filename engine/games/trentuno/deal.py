@@ -12,7 +12,7 @@ from mazziere.engine.ledger import POT
 from mazziere.engine.seats import mask, round_from
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
-from mazziere.engine.visibility import PUBLIC, TableCard, only
+from mazziere.engine.visibility import PUBLIC, TableCard, only, table_card
 
 
 def deal(step: Step[TrentunoState]) -> Outcome:
@@ -27,7 +27,7 @@ def deal(step: Step[TrentunoState]) -> Outcome:
     step.dealing.took(deck, 3 * (len(order) + 1))
     dealt, widow_cards = _three_each(deck, order)
     hands = tuple([_face_down(dealt[s], s) if s in dealt else () for s in range(state.seat_count)])
-    widow = tuple([TableCard(c, PUBLIC) for c in widow_cards])
+    widow = tuple([table_card(c, PUBLIC) for c in widow_cards])
     step.event(events.DEAL, seat=dealer, amount=step.pot)
     for s in order:
         step.event(events.HAND, seat=s, cards=hands[s])
@@ -60,7 +60,7 @@ def _antes(step: Step[TrentunoState], order: tuple[int, ...]) -> None:
 def _face_down(cards: list[Card], seat: int) -> tuple[TableCard, ...]:
     """``cards`` in ``seat``'s hand, seen by that seat alone."""
     mine = only(seat)
-    return tuple([TableCard(c, mine) for c in cards])
+    return tuple([table_card(c, mine) for c in cards])
 
 
 def _three_each(deck: tuple[Card, ...], order: tuple[int, ...]) -> tuple[dict[int, list[Card]], list[Card]]:

@@ -4,7 +4,7 @@ one action handed to its step (:mod:`.deal`, :mod:`.turns`, :mod:`.showdown`), t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mazziere.engine.cards import FRENCH_32
 from mazziere.engine.dealing import Dealing
@@ -14,41 +14,44 @@ from mazziere.engine.games.trentuno import events, validate
 from mazziere.engine.games.trentuno.deal import deal
 from mazziere.engine.games.trentuno.players import can_deal, participants
 from mazziere.engine.games.trentuno.rules import MAX_SEATS, MIN_SEATS, PRESETS, FirstDealer, Scoring, TrentunoRules
-from mazziere.engine.games.trentuno.state import Phase, TrentunoState, TrentunoView
+from mazziere.engine.games.trentuno.state import OVER, PLAYING, WAITING, TrentunoState, TrentunoView
 from mazziere.engine.games.trentuno.turns import exchange, pass_turn, stop, take_all
 from mazziere.engine.seats import first_dealer, mask, next_in_play
 from mazziere.engine.step import Step
 from mazziere.engine.table import Action, Event, LegalAction, Outcome, Seat
 from mazziere.engine.visibility import TableCard, Viewer
 
-DEAL = "DEAL"
-EXCHANGE = "EXCHANGE"
-TAKE_ALL = "TAKE_ALL"
-STOP = "STOP"
-PASS = "PASS"
+DEAL: Final = "DEAL"
+EXCHANGE: Final = "EXCHANGE"
+TAKE_ALL: Final = "TAKE_ALL"
+STOP: Final = "STOP"
+PASS: Final = "PASS"
 
-_DEAL_ACTIONS = (LegalAction(DEAL),)
+_DEAL_ACTIONS: Final = (LegalAction(DEAL),)
 
 
-_EXCHANGES: dict[int, dict[int, LegalAction]] = {
+_EXCHANGES: Final[dict[int, dict[int, LegalAction]]] = {
     given.index: {taken.index: LegalAction(EXCHANGE, cards=(given, taken)) for taken in FRENCH_32}
     for given in FRENCH_32
 }
 """TR-9: every exchange of the pack, by the index of the card given, then of the card taken (made once: a turn's
 entries are read from here, never built)."""
 Cards = tuple[TableCard, ...]
-_TAKE_ALL, _STOP, _PASS = LegalAction(TAKE_ALL), LegalAction(STOP), LegalAction(PASS)
+_TAKE_ALL: Final = LegalAction(TAKE_ALL)
+_STOP: Final = LegalAction(STOP)
+_PASS: Final = LegalAction(PASS)
 
 
 def _turn_actions(
     hand: tuple[TableCard, ...], widow: tuple[TableCard, ...], last_round: bool
 ) -> tuple[LegalAction, ...]:
     """TR-9 / TR-11: exchange one card for one widow card, take all three, and stop (or pass in the last round)."""
+    taken = [laid.card.index for laid in widow]  # type: ignore[union-attr]  # the state holds every card's face
     out = []
     for mine in hand:
-        exchanges = _EXCHANGES[mine.card.index]  # type: ignore[union-attr]  # the state holds every card's face
-        for laid in widow:
-            out.append(exchanges[laid.card.index])  # type: ignore[union-attr]
+        exchanges = _EXCHANGES[mine.card.index]  # type: ignore[union-attr]
+        for index in taken:
+            out.append(exchanges[index])
     out.append(_TAKE_ALL)
     out.append(_PASS if last_round else _STOP)
     return tuple(out)
@@ -84,7 +87,7 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             rules,
             seats,
             dealing,
-            phase=Phase.WAITING,
+            phase=WAITING,
             dealer=dealer,
             deals=0,
             in_deal=(),
@@ -105,11 +108,11 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
     # -- what a seat may do ------------------------------------------------------------------------
 
     def legal_actions(self, state: TrentunoState, seat: int) -> tuple[LegalAction, ...]:
-        if state.phase is Phase.PLAYING:
+        if state.phase is PLAYING:
             if seat != state.turn:
                 return ()
             return _turn_actions(state.hands[seat], state.widow, state.stopper is not None)
-        if state.phase is Phase.WAITING and seat == state.dealer:
+        if state.phase is WAITING and seat == state.dealer:
             return _DEAL_ACTIONS
         return ()
 
@@ -117,14 +120,14 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
         validate.check_state(state)
 
     def to_act(self, state: TrentunoState) -> tuple[int, ...]:
-        if state.phase is Phase.PLAYING:
+        if state.phase is PLAYING:
             return (state.turn,) if state.turn is not None else ()
-        if state.phase is Phase.WAITING:
+        if state.phase is WAITING:
             return (state.dealer,)
         return ()
 
     def is_over(self, state: TrentunoState) -> bool:
-        return state.phase is Phase.OVER
+        return state.phase is OVER
 
     # -- one action --------------------------------------------------------------------------------
 
@@ -160,15 +163,11 @@ class Trentuno(Game[TrentunoState, TrentunoRules]):
             hands=state.hands,
             widow=state.widow,
             stock_size=len(state.stock),
-            to_act=state.turn
-            if state.phase is Phase.PLAYING
-            else state.dealer
-            if state.phase is Phase.WAITING
-            else None,
+            to_act=state.turn if state.phase is PLAYING else state.dealer if state.phase is WAITING else None,
             rounds=state.rounds,
             stopper=state.stopper,
             closing=state.closing,
-            last_round=state.stopper is not None and state.phase is Phase.PLAYING,
+            last_round=state.stopper is not None and state.phase is PLAYING,
             last_left=state.last_left,
             result=state.result,
         )

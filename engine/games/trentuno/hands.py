@@ -25,15 +25,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 from itertools import combinations
+from typing import Final
 
 from mazziere.engine.cards import ALL_CARDS, FRENCH_32, Card, Suit
 
 HandKey = tuple[int, int, int, int, int]
 
-TRENTUNO = 4
-TRIS = 3
-JOKER_TRIS = 2
-SUIT_SUM = 1
+TRENTUNO: Final = 4
+TRIS: Final = 3
+JOKER_TRIS: Final = 2
+SUIT_SUM: Final = 1
 
 
 class HandKind(Enum):
@@ -130,10 +131,10 @@ def _table(tris_by_points: bool) -> dict[int, HandKey]:
     return {_BIT[a] | _BIT[b] | _BIT[c]: evaluate((a, b, c), tris_by_points) for a, b, c in combinations(FRENCH_32, 3)}
 
 
-_TABLES: tuple[dict[int, HandKey], dict[int, HandKey]] = (_table(False), _table(True))
+_TABLES: Final[tuple[dict[int, HandKey], dict[int, HandKey]]] = (_table(False), _table(True))
 
 
-_BIT_BY_INDEX: list[int] = [_BIT.get(card, 0) for card in ALL_CARDS]
+_BIT_BY_INDEX: Final[list[int]] = [_BIT.get(card, 0) for card in ALL_CARDS]
 """``_BIT`` by ``Card.index`` (0 for a card outside the pack, which no table key matches)."""
 
 

@@ -7,7 +7,7 @@ from mazziere.engine.cards import Card
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.games.trentuno.rules import MIN_SEATS, Scoring, TrentunoRules
 from mazziere.engine.seats import mask, others_after
-from mazziere.engine.visibility import PUBLIC, TableCard
+from mazziere.engine.visibility import PUBLIC, TableCard, table_card
 
 
 def participants(rules: TrentunoRules, chips: tuple[int, ...], lives: tuple[int, ...]) -> tuple[int, ...]:
@@ -47,9 +47,17 @@ def next_after(in_deal: tuple[int, ...], seat: int, seat_count: int) -> int:
 
 def face_up(hand: tuple[TableCard, ...]) -> tuple[TableCard, ...]:
     """The cards of a hand turned face up."""
-    return tuple([TableCard(tc.card, PUBLIC) for tc in hand])
+    return tuple([table_card(card, PUBLIC) for card in held(hand)])
 
 
 def held(hand: tuple[TableCard, ...]) -> tuple[Card, ...]:
     """The cards of a hand on the table (a state holds every card's face)."""
     return tuple([tc.card for tc in hand])  # type: ignore[misc]  # the state never holds redacted cards
+
+
+def place(cards: tuple[TableCard, ...], card: Card) -> int:
+    """Where ``card`` lies among ``cards`` (by identity: one object per card); ValueError if it is not there."""
+    for i, tc in enumerate(cards):
+        if tc.card is card:
+            return i
+    raise ValueError(f"{card} is not among these cards")

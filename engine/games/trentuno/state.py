@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Final
 
 from mazziere.engine.cards import Card
 from mazziere.engine.games.trentuno.hands import HandKind
@@ -17,6 +18,13 @@ class Phase(Enum):
     """Between deals: the dealer sends DEAL."""
     PLAYING = "PLAYING"
     OVER = "OVER"
+
+
+WAITING: Final = Phase.WAITING
+PLAYING: Final = Phase.PLAYING
+OVER: Final = Phase.OVER
+"""The phases as constants for the hot paths: compiled code reads a final name at once, where ``Phase.OVER`` is
+looked up through the Enum's metaclass on every read."""
 
 
 class Closing(Enum):

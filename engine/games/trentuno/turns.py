@@ -6,23 +6,23 @@ from __future__ import annotations
 from mazziere.engine.cards import Card
 from mazziere.engine.games.trentuno import events
 from mazziere.engine.games.trentuno.hands import TRENTUNO, hand_key
-from mazziere.engine.games.trentuno.players import after, face_up, held, next_after
+from mazziere.engine.games.trentuno.players import after, face_up, held, next_after, place
 from mazziere.engine.games.trentuno.showdown import finish
 from mazziere.engine.games.trentuno.state import Closing, Ending, TrentunoState
 from mazziere.engine.step import Step
 from mazziere.engine.table import Outcome
-from mazziere.engine.visibility import PUBLIC, TableCard
+from mazziere.engine.visibility import PUBLIC, TableCard, table_card
 
 
 def exchange(step: Step[TrentunoState], seat: int, given: Card, taken: Card) -> Outcome:
     """TR-9: one card of the hand for one of the widow, both shown."""
     state = step.state
     hand, widow = state.hands[seat], state.widow
-    i, j = held(hand).index(given), held(widow).index(taken)
-    laid = TableCard(given, PUBLIC)
-    hand = (*hand[:i], TableCard(taken, hand[i].seen_by), *hand[i + 1 :])
+    i, j = place(hand, given), place(widow, taken)
+    laid = table_card(given, PUBLIC)
+    hand = (*hand[:i], table_card(taken, hand[i].seen_by), *hand[i + 1 :])
     widow = (*widow[:j], laid, *widow[j + 1 :])
-    step.event(events.EXCHANGE, seat=seat, cards=(laid, TableCard(taken, PUBLIC)))
+    step.event(events.EXCHANGE, seat=seat, cards=(laid, table_card(taken, PUBLIC)))
     return _new_hand(step, seat, hand, widow, None)
 
 
@@ -31,10 +31,8 @@ def take_all(step: Step[TrentunoState], seat: int) -> Outcome:
     state = step.state
     hand = state.hands[seat]
     mine = hand[0].seen_by
-    hand, widow = (
-        tuple([TableCard(tc.card, mine) for tc in state.widow]),
-        face_up(hand),
-    )
+    widow = face_up(hand)
+    hand = tuple([table_card(card, mine) for card in held(state.widow)])
     step.event(events.TAKE_ALL, seat=seat, cards=widow)
     return _new_hand(step, seat, hand, widow, Closing.TAKE_ALL)
 
