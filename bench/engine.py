@@ -16,13 +16,15 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from bench.goals import note, verdict
 from mazziere import engine
-from mazziere.engine.table import Action, Seat
+from mazziere.engine.table import Action, Outcome, Seat
 
 RLCARD = "rlcard blackjack"
 OPENSPIEL = "openspiel blackjack (C++)"
@@ -39,7 +41,9 @@ GOAL_OPENSPIEL_TRENTUNO = 1.0
 """Trentuno CLASSICO (6 seats) random play: at least OpenSpiel blackjack's decisions per second."""
 GOAL_TRENTUNO_COST = 1.3
 """Trentuno's time per random action at most this many times Sette e mezzo's (6 seats each), in either engine."""
-PURE_ROUNDS = 5
+COST_PAIRS = 81
+COST_ACTIONS = 1000
+""":func:`cost_ratio`'s rounds: about 30 ms each, compiled."""
 
 
 @dataclass
@@ -49,35 +53,56 @@ class Tally:
     games: int = 0
 
 
+def random_play(game_id: str, seats: int, preset: str | None = None) -> Iterator[Outcome]:
+    """Random legal actions on fresh tables of ``game_id`` (seeded), one outcome per action, without end."""
+    rng = random.Random(1)
+    table = 0
+    while True:
+        table += 1
+        state = new_state(game_id, seats, preset, table)
+        while not engine.is_over(state):
+            seat = rng.choice(engine.to_act(state))
+            entry = rng.choice(engine.legal_actions(state, seat))
+            amount = rng.randint(entry.min_amount, entry.max_amount)
+            out = engine.apply(state, Action(seat, entry.kind, amount, entry.target, entry.cards))
+            state = out.state
+            yield out
+
+
 def mazziere_player(game_id: str, seats: int, preset: str | None = None) -> Callable[[float], Tally]:
     """A loop that plays random legal actions on fresh tables of ``game_id`` for a given time."""
 
     def play(seconds: float) -> Tally:
-        rng = random.Random(1)
         tally = Tally()
         deadline = time.process_time() + seconds
-        table = 0
+        actions = random_play(game_id, seats, preset)
         while time.process_time() < deadline:
-            table += 1
-            state = new_state(game_id, seats, preset, table)
-            while not engine.is_over(state) and time.process_time() < deadline:
-                for _ in range(100):  # check the clock every hundred actions
-                    seat = rng.choice(engine.to_act(state))
-                    entry = rng.choice(engine.legal_actions(state, seat))
-                    amount = rng.randint(entry.min_amount, entry.max_amount)
-                    out = engine.apply(state, Action(seat, entry.kind, amount, entry.target, entry.cards))
-                    state = out.state
-                    tally.actions += 1
-                    for event in out.events:
-                        if event.kind == "HAND_OVER":
-                            tally.hands += 1
-                        elif event.kind == "GAME_OVER":
-                            tally.games += 1
-                    if engine.is_over(state):
-                        break
+            for out in islice(actions, 100):  # check the clock every hundred actions
+                tally.actions += 1
+                for event in out.events:
+                    if event.kind == "HAND_OVER":
+                        tally.hands += 1
+                    elif event.kind == "GAME_OVER":
+                        tally.games += 1
         return tally
 
     return play
+
+
+def cost_ratio(pairs: int = COST_PAIRS, actions: int = COST_ACTIONS) -> tuple[float, float, float]:
+    """Trentuno's CPU time per random action over Sette e mezzo's (6 seats each): ``pairs`` rounds of each,
+    alternated, each ``actions`` actions on from where that game's last round stopped. The median of the pairs'
+    ratios, and its quartiles: rounds this short, side by side, put a shared machine's swings (which move whole
+    seconds' rates by a third here) into both sides of each ratio."""
+    sette, trentuno = random_play("sette_e_mezzo", 6), random_play("trentuno", 6)
+    ratios = sorted(_cpu_time(trentuno, actions) / _cpu_time(sette, actions) for _ in range(pairs))
+    return ratios[pairs // 2], ratios[pairs // 4], ratios[3 * pairs // 4]
+
+
+def _cpu_time(play: Iterator[Outcome], actions: int) -> float:
+    start = time.process_time()
+    deque(islice(play, actions), maxlen=0)
+    return time.process_time() - start
 
 
 def new_state(game_id: str, seats: int, preset: str | None, table: int) -> Any:
@@ -183,10 +208,10 @@ def main() -> dict[str, float]:
     for name, rate in (("sette e mezzo", sette), ("trentuno", trentuno)):
         what = f"{name} decisions/s vs openspiel blackjack, chance sampled by chance_outcomes()"
         print(note(what, f"{rate / weighted:.2f} x ({vs.format(rate, weighted)})"))
-    cost = "trentuno's time per random action vs sette e mezzo's ({} engine)"
-    print(verdict(cost.format("compiled"), sette / trentuno, GOAL_TRENTUNO_COST, at_most=True))
-    pure_sette, pure_trentuno = _pure_rates()
-    print(verdict(cost.format("pure"), pure_sette / pure_trentuno, GOAL_TRENTUNO_COST, at_most=True))
+    what = "trentuno's time per random action vs sette e mezzo's ({} engine)"
+    for engine_kind, (median, low, high) in (("compiled", cost_ratio()), ("pure", _pure_cost_ratio())):
+        spread = f"quartiles {low:.2f}-{high:.2f} over {COST_PAIRS} alternated rounds"
+        print(verdict(what.format(engine_kind), median, GOAL_TRENTUNO_COST, at_most=True, detail=spread))
     return {
         "engine_ratio": sette / rlcard,
         "openspiel_ratio": sette / openspiel,
@@ -194,22 +219,16 @@ def main() -> dict[str, float]:
     }
 
 
-def _pure_rates() -> tuple[float, float]:
-    """Sette e mezzo's and Trentuno's actions per second in the pure engine (a child process)."""
+def _pure_cost_ratio() -> tuple[float, float, float]:
+    """:func:`cost_ratio` in the pure engine (a child process)."""
     env = {**os.environ, "MAZZIERE_PURE": "1"}
-    child = [sys.executable, "-m", "bench.engine", "--pure-child"]
-    sette, trentuno = subprocess.run(child, env=env, capture_output=True, text=True, check=True).stdout.split()
-    return float(sette), float(trentuno)
-
-
-def _print_pure_rates() -> None:
-    players = {SETTE: mazziere_player("sette_e_mezzo", 6), TRENTUNO: mazziere_player("trentuno", 6)}
-    rates = median_rates(players, PURE_ROUNDS)
-    print(rates[SETTE][0], rates[TRENTUNO][0])
+    child = [sys.executable, "-m", "bench.engine", "--pure-cost"]
+    median, low, high = subprocess.run(child, env=env, capture_output=True, text=True, check=True).stdout.split()
+    return float(median), float(low), float(high)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--pure-child"]:
-        _print_pure_rates()
+    if sys.argv[1:] == ["--pure-cost"]:
+        print(*cost_ratio())
     else:
         main()

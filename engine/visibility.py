@@ -43,11 +43,13 @@ class Audience:
     ``code`` numbers it: bit 0 for everyone, bit ``s + 1`` for seat ``s``.
     """
 
-    __slots__ = ("code", "everyone", "seats")
+    __slots__ = ("code", "everyone", "seats", "table_cards")
     __match_args__ = ("everyone", "seats")
     everyone: bool
     seats: frozenset[int]
     code: int
+    table_cards: list[TableCard | None]
+    """Each card as this audience's table card, by ``Card.index``, made when first asked for (:func:`table_card`)."""
 
     def __new__(cls, everyone: bool = False, seats: frozenset[int] = frozenset()) -> Audience:
         code = 1 if everyone else sum(2 << _seat(s) for s in seats)
@@ -64,7 +66,8 @@ class Audience:
             raise ValueError(f"{code!r} is not an audience")
         audience = object.__new__(Audience)
         seats = frozenset(s for s in range(MAX_SEAT + 1) if code & (2 << s))
-        for name, value in (("everyone", code == 1), ("seats", seats), ("code", code)):
+        row: list[TableCard | None] = [None] * len(ALL_CARDS)
+        for name, value in (("everyone", code == 1), ("seats", seats), ("code", code), ("table_cards", row)):
             object.__setattr__(audience, name, value)
         if len(_AUDIENCES) < _INTERNED:
             _AUDIENCES[code] = audience
@@ -175,10 +178,13 @@ _TABLE_CARDS: Final[dict[int, TableCard]] = {}
 
 
 def table_card(card: Card, seen_by: Audience) -> TableCard:
-    """``TableCard(card, seen_by)`` by a plain call, for the hot paths: the class's own call goes through its type's
-    ``__call__`` and ``__new__``."""
-    known = _TABLE_CARDS.get((card.index + 1) << _CARD_SHIFT | seen_by.code)
-    return known if known is not None else TableCard(card, seen_by)
+    """``TableCard(card, seen_by)`` for the hot paths: a plain call and two reads (the class's own call goes through
+    its type's ``__call__`` and ``__new__``, and a number past the small integers)."""
+    row, index = seen_by.table_cards, card.index
+    known = row[index]
+    if known is None:
+        known = row[index] = TableCard(card, seen_by)
+    return known
 
 
 def face_up(card: Card) -> TableCard:

@@ -21,14 +21,14 @@ def deal(step: Step[TrentunoState]) -> Outcome:
     rules, dealer = state.rules, state.dealer
     players = participants(rules, state.chips, state.lives)
     order = round_from(mask(state.seat_count, players), dealer)
-    _antes(step, order)
+    pot = state.pot + _antes(step, order)
     deck = step.dealing.shuffle(FRENCH_32)
     step.dealing.reveal(keep_current=True)  # the last deal's pack is gathered
     step.dealing.took(deck, 3 * (len(order) + 1))
     dealt, widow_cards = _three_each(deck, order)
     hands = tuple([_face_down(dealt[s], s) if s in dealt else () for s in range(state.seat_count)])
     widow = tuple([table_card(c, PUBLIC) for c in widow_cards])
-    step.event(events.DEAL, seat=dealer, amount=step.pot)
+    step.event(events.DEAL, seat=dealer, amount=pot)
     for s in order:
         step.event(events.HAND, seat=s, cards=hands[s])
     step.event(events.WIDOW, cards=widow)
@@ -49,12 +49,14 @@ def deal(step: Step[TrentunoState]) -> Outcome:
     return _trentuno_at_once(step, dealt, widow_cards)
 
 
-def _antes(step: Step[TrentunoState], order: tuple[int, ...]) -> None:
-    """TR-3: each seat dealt in pays the ante into the pot."""
-    ante, chips = step.state.rules.ante, step.state.chips
+def _antes(step: Step[TrentunoState], order: tuple[int, ...]) -> int:
+    """TR-3: each seat dealt in pays the ante into the pot. The chips paid."""
+    ante, chips, paid = step.state.rules.ante, step.state.chips, 0
     for s in order:
         if ante and chips[s] >= ante:  # LIVES: a live seat that cannot pay plays on without paying
             step.pay(s, POT, ante, "ante")
+            paid += ante
+    return paid
 
 
 def _face_down(cards: list[Card], seat: int) -> tuple[TableCard, ...]:

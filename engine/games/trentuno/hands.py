@@ -131,7 +131,8 @@ def _table(tris_by_points: bool) -> dict[int, HandKey]:
     return {_BIT[a] | _BIT[b] | _BIT[c]: evaluate((a, b, c), tris_by_points) for a, b, c in combinations(FRENCH_32, 3)}
 
 
-_TABLES: Final[tuple[dict[int, HandKey], dict[int, HandKey]]] = (_table(False), _table(True))
+_TABLE: Final = _table(False)
+_TABLE_BY_POINTS: Final = _table(True)
 
 
 _BIT_BY_INDEX: Final[list[int]] = [_BIT.get(card, 0) for card in ALL_CARDS]
@@ -153,13 +154,14 @@ def card_bit(card: Card) -> int:
 
 def key_table(tris_by_points: bool = False) -> dict[int, HandKey]:
     """Every hand's key by its :func:`hand_bits` (the table itself: do not change it)."""
-    return _TABLES[tris_by_points]
+    return _TABLE_BY_POINTS if tris_by_points else _TABLE
 
 
 def hand_key(cards: Sequence[Card], tris_by_points: bool = False) -> HandKey:
     """The precomputed key of three cards of the French 32-card pack."""
     bit = _BIT_BY_INDEX
-    return _TABLES[tris_by_points][bit[cards[0].index] | bit[cards[1].index] | bit[cards[2].index]]
+    mask = bit[cards[0].index] | bit[cards[1].index] | bit[cards[2].index]
+    return _TABLE_BY_POINTS[mask] if tris_by_points else _TABLE[mask]
 
 
 def all_keys(tris_by_points: bool = False) -> dict[int, HandKey]:
