@@ -2,7 +2,8 @@
 
 Run: ``make bench`` (or ``.venv/bin/python -m bench.engine``). Rounds alternate between the systems so that
 noise on a shared machine hits all of them; each round is timed in CPU seconds of this process, and the median
-round of each is reported, with the ratios of decisions per second.
+round of each is reported, with the ratios of decisions per second. Trentuno's cost against Sette e mezzo's is
+timed apart, in many short rounds alternated (:func:`cost_ratio`), in both engines.
 
 A *decision* is a player's move. Every engine action is one (the bank's DEAL too); RLCard's blackjack environment
 counts its steps; OpenSpiel's blackjack (C++ behind ``pyspiel``) counts its player nodes: its chance nodes (the
