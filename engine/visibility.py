@@ -32,8 +32,9 @@ Viewer = int | None
 MAX_SEAT: Final = 30
 """The highest seat number an audience can name (every game seats far fewer)."""
 _INTERNED = 1 << 12
-"""At most this many audiences and table cards are kept for reuse, each (at most about 3.5 MiB; real tables use a
-few hundred: the cards times the audiences of one or two seats, everyone and nobody)."""
+"""At most this many audiences and table cards are kept for reuse, each (at most about 6.5 MiB with each audience's
+row of table cards; real tables use a few hundred: the cards times the audiences of one or two seats, everyone and
+nobody)."""
 
 
 @mypyc_attr(native_class=False)  # compiled, a Python class: interned, made by __new__
