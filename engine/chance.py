@@ -47,7 +47,7 @@ _OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
 def draw_seed(secret: bytes, draw: int) -> bytes:
     """The seed of the table's draw number ``draw``: HMAC-SHA256 (RFC 2104) spelt out over :mod:`hashlib`, which
     computes the same bytes as :func:`hmac.digest` in half its time (that one looks its digest up by name on each
-    call); ``tests/fairness`` checks the two agree."""
+    call); ``tests/core/test_chance.py`` checks the two agree."""
     key = (secret if len(secret) <= _BLOCK else hashlib.sha256(secret).digest()).ljust(_BLOCK, b"\0")
     inner = hashlib.sha256(key.translate(_INNER_PAD) + SEED_DOMAIN + draw.to_bytes(8, "big")).digest()
     return hashlib.sha256(key.translate(_OUTER_PAD) + inner).digest()
