@@ -205,10 +205,13 @@ async def test_both_stores_count_presence_for_every_replica_and_set_the_state_at
 
 
 def open_sette_e_mezzo(stub: Any, *, follow: bool = True, sit_out: bool | None = None) -> Any:
-    """Sette e mezzo for Ada (the bank), Bruno (a cautious bot) and Carla, with a long clock."""
+    """Sette e mezzo for Ada (the bank, for good), Bruno (a cautious bot) and Carla, with a long clock."""
     seats = [hpb.HostedSeat(name="Ada", chips=20), hpb.HostedSeat(name="Bruno", chips=20, bot="cautious")]
     seats.append(hpb.HostedSeat(name="Carla", chips=20))
     rules = sm.SetteEMezzoRules(first_bank=sm.SETTE_E_MEZZO_FIRST_BANK_SEAT, first_bank_seat=0)
+    # Ada keeps the bank (SM-17, SM-23): a reale dealt to Bruno would otherwise pass it, and the tests' turns with it.
+    rules.bank_passes_on_reale = False
+    rules.bank_passes_when = sm.SETTE_E_MEZZO_BANK_PASSES_NEVER
     if sit_out is not None:
         rules.sit_out = sit_out
     request = hpb.OpenTableRequest(
