@@ -230,17 +230,15 @@ prometheus-tools:
 
 test: prometheus-tools
 
-# The long tests (pytest -m long: seeded matches, minutes of one core) run beside the others; both must pass.
-# REQUIRE_ROLLING_DEPLOY=1: the rolling-deploy tests fail, rather than skip, without PostgreSQL, Chromium or the web
-# table's build (docs/testing.md).
+# One pytest run over every test, long ones included (pytest -m long: seeded matches, minutes of one core; they start
+# first), on TEST_WORKERS processes (pytest-xdist, a test file to a process: most tests wait on servers, browsers and
+# timers, so there are more processes than cores). REQUIRE_ROLLING_DEPLOY=1: the rolling-deploy tests fail, rather
+# than skip, without PostgreSQL, Chromium or the web table's build (docs/testing.md).
+TEST_WORKERS ?= 4
+
 test: lint $(KUSTOMIZE) $(KUBE_SCORE) $(CONNECT_CONFORMANCE) clients container-tools
-	@mkdir -p build; REQUIRE_ROLLING_DEPLOY=1 $(BIN)/pytest -p no:cacheprovider -m long > build/long-tests.log 2>&1 & \
-	long=$$!; \
-	trap 'kill $$long 2> /dev/null' INT TERM; \
-	MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) MAZZIERE_REQUIRE_POSTGRES=1 $(BIN)/pytest -m "not long"; rest=$$?; \
-	wait $$long; longrc=$$?; \
-	echo "== the long tests, run beside the others (pytest -m long):"; cat build/long-tests.log; \
-	exit $$(( rest || longrc ))
+	REQUIRE_ROLLING_DEPLOY=1 MAZZIERE_CONTAINER_TEST=$(CONTAINER_TEST) MAZZIERE_REQUIRE_POSTGRES=1 \
+		$(BIN)/pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 # The image with podman, as the container test builds it, on BASE_IMAGE and NODE_IMAGE (default: deploy/base-image.sh's
 # Debian ones, for Python and for the web table's Node build stage).

@@ -14,10 +14,12 @@ import importlib.abc
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 pytest_plugins = ("tests.browser",)
 """Fixtures every folder shares: one browser for the run."""
@@ -54,3 +56,34 @@ SUITE_SETTINGS = ("MAZZIERE_CONTAINER_TEST", "MAZZIERE_REQUIRE_POSTGRES", "MAZZI
 
 for name in [n for n in os.environ if n.startswith("MAZZIERE_") and n not in SUITE_SETTINGS]:
     del os.environ[name]
+
+
+# -- lines for the run's summary -----------------------------------------------------------------------------------
+
+SUMMARY = "summary"
+"""The report section of what a test says for the run's summary (:func:`summary`)."""
+
+_summaries: list[str] = []
+
+
+@pytest.fixture
+def summary(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Say what a test measured: printed at the end of the run, whichever process ran the test (the suite runs on
+    several, pytest-xdist's workers, whose own output is not shown)."""
+    return lambda text: request.node.add_report_section("call", SUMMARY, text)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _summaries.extend(text for name, text in report.sections if name == f"Captured {SUMMARY} call")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for text in _summaries:
+        terminalreporter.write_line(text)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first: their files are handed to the processes first (a file to a process), so the longest
+    work does not start last."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,17 +13,12 @@ from pathlib import Path
 import grpc
 import pytest
 
+from tests.ports import free_port
 from tests.service.conftest import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 MAZZIERE = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
 """The server's command, this checkout's: `mazziere serve` here, and for the clients' tests that start their own."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def generate(protos: Path, out: Path) -> None:
 
 
 def test_the_connect_and_grpc_web_layer_passes_every_claimed_case(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, summary: Callable[[str], None]
 ) -> None:
     binary = runner()
     generated = tmp_path / "gen"
@@ -82,6 +83,5 @@ def test_the_connect_and_grpc_web_layer_passes_every_claimed_case(
     assert done.returncode == 0 and total is not None and total[2] == "0", output
     protocols = re.findall(r"^Running (\d+) tests .*\{HTTP_VERSION_1, PROTOCOL_(\w+), TLS:false\}", output, re.M)
     assert {name for _, name in protocols} == {"CONNECT", "GRPC_WEB"}, output
-    with capsys.disabled():
-        counts = ", ".join(f"{name}: {n} passed" for n, name in protocols)
-        print(f"\nConnect conformance ({binary.name} server mode): {counts}; {total[1]} passed, 0 failed")
+    counts = ", ".join(f"{name}: {n} passed" for n, name in protocols)
+    summary(f"Connect conformance ({binary.name} server mode): {counts}; {total[1]} passed, 0 failed")

@@ -27,6 +27,7 @@ from tests.gateway.conftest import Gateway
 from tests.host.test_host import host_config, start_host
 from tests.service.conftest import BASE, KEYS, Running
 from tests.service.test_metrics import metered, names, scrape
+from tests.service.test_shutdown import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 MONITORING = ROOT / "deploy" / "monitoring"
@@ -212,7 +213,10 @@ def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[set[str
     gateway = Gateway(replace(BASE, seal_keys=KEYS))
     try:
         assert gateway.http.get("/v1/games").status_code == 200
-        hosted_names |= names(generate_latest(gateway.app.metrics.registry).decode())
+        # The request is counted once its answer is sent, which the caller may see first: wait for the count.
+        registry = gateway.app.metrics.registry
+        wait_for(lambda: "mazziere_http_requests_total" in names(generate_latest(registry).decode()))
+        hosted_names |= names(generate_latest(registry).decode())
     finally:
         gateway.close()
     running = Running(replace(BASE, seal_keys=KEYS))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,8 @@ from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
+
+from tests.ports import free_port
 
 pytestmark = pytest.mark.long  # minutes, mostly downloads: `make test` runs it beside the others
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,13 +45,6 @@ def floors() -> list[str]:
         (floor,) = [spec.version for spec in requirement.specifier if spec.operator == ">="]
         found.append(f"{requirement.name}=={floor}")
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def run(*args: str | Path, timeout: float = INSTALL_SECONDS) -> str:

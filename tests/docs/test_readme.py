@@ -29,7 +29,8 @@ import pytest
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import errors_pb2
 from tests.gateway.conftest import wait_http
-from tests.service.test_process import free_port, server_env
+from tests.ports import free_port
+from tests.service.test_process import server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

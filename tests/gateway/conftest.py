@@ -100,13 +100,6 @@ def api(gateway: Gateway) -> Api:
     return gateway.api
 
 
-def free_port() -> int:
-    sock = bind("127.0.0.1", 0)
-    port: int = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def wait_http(url: str, seconds: float = 20.0) -> Any:
     deadline = time.monotonic() + seconds
     while True:

@@ -34,9 +34,10 @@ from schemathesis.checks import negative_data_rejection, positive_data_acceptanc
 from mazziere.services.http.app import create_app
 from mazziere.services.http.connect import rpcs
 from mazziere.services.http.routes import ROUTES
-from tests.gateway.conftest import BASE, Gateway, free_port, wait_http
+from tests.gateway.conftest import BASE, Gateway, wait_http
 from tests.gateway.test_connect import envelope, frames, trailers
 from tests.gateway.test_protojson import ACT, CREATE, mutations, number_shapes
+from tests.ports import free_port
 from tests.service.test_fuzz import REQUEST_CLASSES, mutate, random_message
 from tests.service.test_process import ROOT, server_env
 from tests.service.test_wire import rss_mib

@@ -19,8 +19,9 @@ from prometheus_client import generate_latest
 
 from mazziere.services.http.app import SWAGGER_UI_STATIC
 from mazziere.services.table.methods import SERVICE_NAME
-from tests.gateway.conftest import KEYS, ORIGIN, Gateway, free_port, wait_http
+from tests.gateway.conftest import KEYS, ORIGIN, Gateway, wait_http
 from tests.gateway.helpers import Api, error
+from tests.ports import free_port
 
 _JSON = "application/json"
 

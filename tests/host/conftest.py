@@ -15,7 +15,6 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import sqlite3
 import subprocess
 import tempfile
@@ -30,6 +29,7 @@ import pytest
 from mazziere.services.host.store import Store
 from mazziere.services.host.store.postgres import PostgresStore
 from mazziere.services.host.store.sqlite import SqliteStore
+from tests.ports import free_port
 
 HOW = "run `make postgres-tools` as root on Debian (it installs the postgresql package)"
 
@@ -61,13 +61,6 @@ def _binaries() -> Path | None:
     return initdb.parent if initdb and (initdb.parent / "pg_ctl").exists() else None
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 REQUIRED = "MAZZIERE_REQUIRE_POSTGRES"
 """Set to 1 (`make test` does), a missing PostgreSQL fails its tests instead of skipping them."""
 
@@ -97,7 +90,7 @@ def postgres_cluster() -> Iterator[Cluster]:
     data, log = home / "data", home / "postgres.log"
     if as_user:
         shutil.chown(home, "postgres")
-    port = _free_port()
+    port = free_port()
     options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
 
     def run(*command: str) -> None:

@@ -27,7 +27,8 @@ from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.http.connections import PROBE_ROOM, connection_cap
 from mazziere.services.http.server import RestServer, bind
 from tests.host.test_host import ROOMY, Hosted, cap, host_config, open_trentuno, play_first, start_host
-from tests.service.test_process import ROOT, free_port, metric, server_env
+from tests.ports import free_port
+from tests.service.test_process import ROOT, metric, server_env
 from tests.service.test_shutdown import wait_for
 
 CAPABILITY = "x-table-capability"

@@ -22,8 +22,9 @@ from mazziere.services.host.store import Step, TableRecord
 from mazziere.services.host.store.sqlite import SqliteStore
 from mazziere.services.table.keyfile import KeyFileError
 from mazziere.services.table.sealing import Keyring, new_key_entry
+from tests.ports import free_port
 from tests.service.test_keys import fragments
-from tests.service.test_process import ROOT, free_port
+from tests.service.test_process import ROOT
 
 FRESH = "MAZZIERE_NEW_SEAL_KEY=true"
 

@@ -23,19 +23,11 @@ from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
 from mazziere.services.gen.mazziere.v1 import host_pb2_grpc
 from tests.host.conftest import Backend, Cluster
 from tests.host.test_host import Hosted, cap, host_config, invites, open_trentuno, play_first, start_host, table_of
+from tests.ports import free_port
 from tests.service.conftest import KEYS
 from tests.service.test_shutdown import wait_for
 
 T = TypeVar("T")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 SERVE = [sys.executable, "-m", "mazziere.services.cli", "serve"]
@@ -44,7 +36,7 @@ LATE_LISTENER = [sys.executable, str(Path(__file__).with_name("late_listener.py"
 
 def _serve(env: dict[str, str], command: list[str] = SERVE) -> tuple[subprocess.Popen[bytes], int]:
     """The server, once its gRPC port takes calls."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         command,
         env={**os.environ, **env, "MAZZIERE_PORT": str(port), "MAZZIERE_HOST": "127.0.0.1"},

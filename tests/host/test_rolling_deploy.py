@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,8 @@ from tests.host.rolling.fleet import NEWER, Process
 from tests.host.rolling.page import Page
 from tests.host.rolling.players import Replica, open_table
 from tests.host.rolling.run import env, running
+from tests.ports import free_port
 from tests.service.conftest import KEYS
-from tests.service.test_process import free_port
 from tests.web.conftest import DIST
 
 pytestmark = pytest.mark.long
@@ -67,7 +68,7 @@ def chromium(request: pytest.FixtureRequest) -> Any:
 
 
 def test_a_rolling_deploy_of_two_replicas_and_the_engine(
-    request: pytest.FixtureRequest, chromium: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    request: pytest.FixtureRequest, chromium: Any, tmp_path: Path, summary: Callable[[str], None]
 ) -> None:
     postgres: Backend = _needed(request, "postgres")
     engine_port = free_port()
@@ -109,11 +110,11 @@ def test_a_rolling_deploy_of_two_replicas_and_the_engine(
         run.close(on_b)
         for process in (a, b, engine):
             process.terminate()
-        run.audit(postgres, capsys, "A rolling deploy: replicas A and B on PostgreSQL, and the engine")
+        run.audit(postgres, summary, "A rolling deploy: replicas A and B on PostgreSQL, and the engine")
 
 
 def test_the_embedded_default_restarted_comes_back_as_it_was(
-    chromium: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    chromium: Any, tmp_path: Path, summary: Callable[[str], None]
 ) -> None:
     port, rest = free_port(), free_port()
     data = tmp_path / "data"
@@ -140,4 +141,4 @@ def test_the_embedded_default_restarted_comes_back_as_it_was(
         run.close(replica)
         server.terminate()
         store = Backend("sqlite", f"sqlite:///{data / 'tables.db'}", data / "tables.db")
-        run.audit(store, capsys, "The embedded default (SQLite, one process) restarted")
+        run.audit(store, summary, "The embedded default (SQLite, one process) restarted")

@@ -19,7 +19,7 @@ from mazziere.services.grpc.server import ServerThread
 from mazziere.services.host import host
 from mazziere.services.table.sealing import Keyring
 from tests.host.test_host import Hosted, cap, host_config, invites, open_trentuno, play_first, start_host, table_of
-from tests.service.test_process import free_port
+from tests.ports import free_port
 from tests.service.test_shutdown import wait_for
 
 

@@ -21,7 +21,8 @@ from google.protobuf.message import Message
 
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
-from tests.service.test_process import ROOT, free_port, metric, server_env
+from tests.ports import free_port
+from tests.service.test_process import ROOT, metric, server_env
 from tests.service.test_wire import rss_mib
 
 Code = grpc.StatusCode

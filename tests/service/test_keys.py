@@ -11,7 +11,8 @@ import tempfile
 import pytest
 
 from mazziere.services.table.sealing import Keyring
-from tests.service.test_process import ROOT, free_port
+from tests.ports import free_port
+from tests.service.test_process import ROOT
 
 
 def fragments(secret: str, size: int = 6) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import service_pb2_grpc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
+from tests.ports import free_port
 from tests.service.conftest import KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,12 +39,6 @@ def server_env(port: int, metrics_port: int, **settings: str) -> dict[str, str]:
         "MAZZIERE_DATA_DIR": tempfile.mkdtemp(prefix="mazziere-data-"),  # its own store: SQLite serves one host
         **{f"MAZZIERE_{name.upper()}": value for name, value in settings.items()},
     }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def metric(port: int, line_start: str) -> float:

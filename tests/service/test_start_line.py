@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
 from tests.service.conftest import KEYS
-from tests.service.test_process import ROOT, free_port
+from tests.service.test_process import ROOT
 
 EXE = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
 

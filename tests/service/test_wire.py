@@ -11,9 +11,10 @@ import grpc
 import pytest
 
 from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
+from tests.ports import free_port
 from tests.service.conftest import Running
 from tests.service.helpers import error_info
-from tests.service.test_process import ROOT, free_port, metric, server_env
+from tests.service.test_process import ROOT, metric, server_env
 
 Code = grpc.StatusCode
 METHODS = [m.name for m in svc.DESCRIPTOR.services_by_name["TableService"].methods]

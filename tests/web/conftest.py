@@ -31,7 +31,8 @@ from typing import Any
 import pytest
 
 from tests.gateway.conftest import wait_http
-from tests.service.test_process import free_port, server_env
+from tests.ports import free_port
+from tests.service.test_process import server_env
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.host.conftest import Backend
 from tests.host.rolling.audit import Audit
@@ -107,7 +105,7 @@ class Run:
             self.page.wait_closed()
             self.page.collect()
 
-    def audit(self, store: Backend, capsys: pytest.CaptureFixture[str], title: str) -> None:
+    def audit(self, store: Backend, summary: Callable[[str], None], title: str) -> None:
         watchers: list[Any] = [*self.watchers, *([self.page] if self.page else [])]
         sent = [sent for people in self.people for sent in people.sent]
         stops = sorted((stop for process in self.processes for stop in process.stops), key=lambda s: s.signalled)
@@ -115,8 +113,7 @@ class Run:
         page = self.page.streams if self.page else None
         audit = Audit(store, self.tables, sent, watchers, stops, GRACE_S, again, page)
         audit.run()
-        with capsys.disabled():
-            print(f"\n{title}:", *(f"  {line}" for line in audit.report), sep="\n")
+        summary("\n".join([f"{title}:", *(f"  {line}" for line in audit.report)]))
         assert not audit.problems, "\n".join(audit.problems)
         assert not self.page or not self.page.errors, self.page.errors
         for process in self.processes:
