@@ -14,6 +14,7 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -85,5 +86,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long tests first: their files are handed to the processes first (a file to a process), so the longest
-    work does not start last."""
+    work does not start last. And every test its own id: schemathesis names the test of each API operation
+    ``test[GET /v1/games]``, but pytest 9 builds the id of all of them from the function's name alone, and the
+    processes are handed tests by id (one id: one of the operations tested, the others dropped)."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    ids = Counter(item.nodeid for item in items)
+    for item in items:
+        if ids[item.nodeid] > 1 and item.parent is not None:
+            item._id = item.parent.id.child(item.name)
+    twice = sorted(id for id, count in Counter(item.nodeid for item in items).items() if count > 1)
+    if twice:
+        raise pytest.UsageError(f"tests share an id (a parallel run would drop all but one): {twice}")

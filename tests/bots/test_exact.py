@@ -279,7 +279,7 @@ def _small(state: SetteEMezzoState) -> bool:
     return bank.points >= 10 and h.points >= (12 if state.phase is Phase.STAKE else 10)
 
 
-@pytest.mark.long  # about two minutes of one core: beside the others (docs/testing.md)
+@pytest.mark.long  # about two minutes of one core: started first (docs/testing.md)
 def test_advice_equals_brute_force_on_random_states_of_every_option() -> None:
     """From a fixed seed: up to three small decisions per option set, one of them at most the bank's (random hands,
     as many as it takes, giving up on a decision the brute force cannot follow within its budget), each checked on
@@ -335,7 +335,7 @@ def _late_casino_decisions(seats: int, rng: random.Random) -> list[SetteEMezzoSt
     return out
 
 
-@pytest.mark.long  # about a minute of one core: beside the others (docs/testing.md)
+@pytest.mark.long  # about a minute of one core: started first (docs/testing.md)
 def test_late_decisions_at_big_casino_tables_equal_brute_force() -> None:
     """CASINO at 7 to 12 seats, the players before drawing deep into the stock: the late players' decisions, where
     the players still to play (forced to draw below the bank's card) and the bank may find the stock empty, agree

@@ -28,7 +28,7 @@ from packaging.requirements import Requirement
 
 from tests.ports import free_port
 
-pytestmark = pytest.mark.long  # minutes, mostly downloads: `make test` runs it beside the others
+pytestmark = pytest.mark.long  # minutes, mostly downloads: `make test` starts it first
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SECONDS = 900
 """A bound on the install (downloads included), above the 6 minutes the whole test took here with a cold pip cache

@@ -31,7 +31,7 @@ from tests.web.conftest import ROOT, WAIT_MS, Person, Server, person
 from tests.web.test_friends import open_with_friends
 from tests.web.test_web import click_move, my_turns, open_solo, wait_turn
 
-pytestmark = pytest.mark.long  # minutes of browsers: `make test` runs them beside the others
+pytestmark = pytest.mark.long  # minutes of browsers: `make test` starts them first
 
 WEB = ROOT / "clients" / "web"
 NODE = shutil.which("node")

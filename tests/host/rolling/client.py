@@ -25,8 +25,8 @@ def _digest() -> str:
 
 
 def built() -> Path:
-    """The folder holding ``mazziere_client``, built (``setup.py build_py``) unless this version already is. Runs
-    side by side (the long tests beside the others) each build in a folder of their own and keep the first."""
+    """The folder holding ``mazziere_client``, built (``setup.py build_py``) unless this version already is. Test
+    processes side by side each build in a folder of their own and keep the first."""
     target = ROOT / "build" / f"python-client-{_digest()}"
     if (target / "mazziere_client" / "v1" / "host_pb2.py").is_file():
         return target
