@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -87,7 +88,26 @@ def with_options(profile: P, overrides: Mapping[str, Any]) -> P:
             raise Rejected(Reason.INVALID_OPTION, f"{name} must lie within ±{MAX_OPTION:,}")
     result: P = dataclasses.replace(profile, **changes)  # type: ignore[type-var]
     result.validate()
-    return result
+    return _interned(result)
+
+
+INTERNED_PROFILES = 256
+"""Profiles :func:`with_options` keeps, the most recently asked first: every table of the same rules then shares one
+object, which the codec knows by identity (a state's rules are written by reference, ``engine.wire``)."""
+
+_INTERNED: OrderedDict[Any, Any] = OrderedDict()
+
+
+def _interned(profile: P) -> P:
+    """The one profile kept equal to ``profile`` (which becomes it if none is)."""
+    known: P | None = _INTERNED.get(profile)
+    if known is None:
+        known = _INTERNED[profile] = profile
+        if len(_INTERNED) > INTERNED_PROFILES:
+            _INTERNED.popitem(last=False)
+    else:
+        _INTERNED.move_to_end(profile)
+    return known
 
 
 def _type_name(kind: Any) -> str:

@@ -98,11 +98,12 @@ def check_dealing(state: TableState, n: int) -> None:
 
 
 def check_rules(rules: Any, rules_type: type) -> None:
-    """The profile is of the game's type and passes its own ``validate`` (memoised by identity)."""
-    if _VALID_RULES.get(id(rules)) is rules:
-        return
+    """The profile is of the game's type and passes its own ``validate`` (memoised by identity, after the type: a
+    profile known valid for its own game is still wrong for another's)."""
     if type(rules) is not rules_type:
         raise invalid("state.rules", f"a {type(rules).__name__} is not a {rules_type.__name__}")
+    if _VALID_RULES.get(id(rules)) is rules:
+        return
     try:
         getattr(rules, "validate")()  # noqa: B009  (a profile of the game's type, checked just above)
     except Rejected as exc:

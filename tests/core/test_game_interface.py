@@ -5,6 +5,7 @@ import pytest
 
 from mazziere import engine
 from mazziere.engine import codec, registry, wire
+from mazziere.engine import rules as rules_module
 from mazziere.engine.errors import Reason, Rejected
 from mazziere.engine.rules import describe, with_options
 from mazziere.engine.table import Action, Seat
@@ -177,6 +178,23 @@ def test_options_override_presets_with_typed_errors():
         with pytest.raises(Rejected) as err:
             with_options(ToyRules(), overrides)
         assert err.value.reason is reason, overrides
+
+
+def test_tables_of_the_same_rules_share_one_profile_which_the_codec_writes_from_memory(monkeypatch):
+    """Every table built with equal options holds one profile object: the codec knows a profile's written form by
+    identity, and a profile per table (once one per OpenTable) missed it past 256 tables, on every move."""
+    options = [{"max_bet": bet} for bet in range(1, rules_module.INTERNED_PROFILES + 2)]
+    first = [with_options(ToyRules(), overrides) for overrides in options]
+    again = [with_options(ToyRules(), overrides) for overrides in options[1:]]
+    assert all(a is b for a, b in zip(again, first[1:], strict=True))
+    assert with_options(ToyRules(), options[0]) is not first[0]  # the oldest was let go: the memory is bounded
+    assert len(rules_module._INTERNED) <= rules_module.INTERNED_PROFILES
+    seats, options = [Seat(n, 20) for n in "abc"], {"bank_passes_on_reale": False}
+    state = engine.new_table("sette_e_mezzo", seats, seed=b"s", options=options).state
+    assert engine.new_table("sette_e_mezzo", seats, seed=b"t", options=options).state.rules is state.rules
+    monkeypatch.setattr(wire, "_WRITTEN", wire.OrderedDict())
+    engine.state_to_bytes(state)
+    assert list(wire._WRITTEN) == [id(state.rules)]
 
 
 def test_describe_lists_every_option_for_a_settings_screen():

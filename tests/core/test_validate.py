@@ -64,4 +64,5 @@ def test_a_state_of_no_game_or_of_another_game_is_refused() -> None:
 def test_a_profile_of_another_game_is_refused(game_id: str) -> None:
     seats = [Seat(f"p{i}", 50) for i in range(4)]
     state = engine.new_table(game_id, seats, seed=b"v").state
+    check_state(toy())  # its profile now known valid (for the toy game)
     assert refused(replace(state, rules=toy().rules)).startswith("state.rules: a ToyRules is not a")
