@@ -16,6 +16,7 @@ from typing import Any
 
 from mazziere import engine
 from mazziere.engine import codec, validate, values, visibility, wire
+from mazziere.engine import rules as rule_profiles
 from mazziere.engine.bots import sette_e_mezzo as sm_bots
 from mazziere.engine.bots.sette_e_mezzo import opponents as sm_opponents
 from mazziere.engine.cards import ALL_CARDS
@@ -101,6 +102,11 @@ def _profiles(n: int) -> None:
         wire.state_from_bytes(wire.state_to_bytes(values.replace(state, rules=rules)))
 
 
+def _interned_profiles(n: int) -> None:
+    for profile in profiles(n):
+        rule_profiles.with_options(profile, {})
+
+
 def _type_keyed(n: int) -> None:
     """Every type the engine meets: play, view and encode a table of each game."""
     for game in engine.all_games():
@@ -175,6 +181,10 @@ def caches() -> list[Cache]:
     ]
     for name, kept in profiles_kept:
         out.append(Cache(name, wire.PROFILE_CACHE, kept.clear, _profiles, kept.__len__))
+    out.append(
+        Cache("rules._INTERNED (interned)", rule_profiles.INTERNED_PROFILES, rule_profiles._INTERNED.clear,
+              _interned_profiles, rule_profiles._INTERNED.__len__)
+    )  # fmt: skip
     return out
 
 
