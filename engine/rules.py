@@ -8,6 +8,7 @@ A game's profile class declares each option with :func:`option` (default and a o
 from __future__ import annotations
 
 import dataclasses
+import threading
 import typing
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -92,21 +93,19 @@ def with_options(profile: P, overrides: Mapping[str, Any]) -> P:
 
 
 INTERNED_PROFILES = 256
-"""Profiles :func:`with_options` keeps, the most recently asked first: every table of the same rules then shares one
-object, which the codec knows by identity (a state's rules are written by reference, ``engine.wire``)."""
+"""Profiles :func:`with_options` keeps (the oldest let go first): every table of the same rules then shares one object,
+which the codec knows by identity (a state's rules are written by reference, ``engine.wire``)."""
 
 _INTERNED: OrderedDict[Any, Any] = OrderedDict()
+_INTERNING = threading.Lock()
 
 
 def _interned(profile: P) -> P:
     """The one profile kept equal to ``profile`` (which becomes it if none is)."""
-    known: P | None = _INTERNED.get(profile)
-    if known is None:
-        known = _INTERNED[profile] = profile
+    with _INTERNING:
+        known: P = _INTERNED.setdefault(profile, profile)
         if len(_INTERNED) > INTERNED_PROFILES:
             _INTERNED.popitem(last=False)
-    else:
-        _INTERNED.move_to_end(profile)
     return known
 
 

@@ -1,5 +1,7 @@
 """The engine's shared behaviour, on a toy game: checks before play, codec, rule profiles, registry."""
 
+from collections import OrderedDict
+
 import msgspec
 import pytest
 
@@ -183,6 +185,7 @@ def test_options_override_presets_with_typed_errors():
 def test_tables_of_the_same_rules_share_one_profile_which_the_codec_writes_from_memory(monkeypatch):
     """Every table built with equal options holds one profile object: the codec knows a profile's written form by
     identity, and a profile per table (once one per OpenTable) missed it past 256 tables, on every move."""
+    monkeypatch.setattr(rules_module, "_INTERNED", OrderedDict())
     options = [{"max_bet": bet} for bet in range(1, rules_module.INTERNED_PROFILES + 2)]
     first = [with_options(ToyRules(), overrides) for overrides in options]
     again = [with_options(ToyRules(), overrides) for overrides in options[1:]]
