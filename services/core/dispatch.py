@@ -87,8 +87,9 @@ _DONE = object()
 INLINE = frozenset({CostClass.MOVE})
 """The classes whose work for an admitted host call runs on the event loop (:meth:`Dispatcher.run`): a move is
 cheaper to run than to hand to a worker thread and back."""
-STOP_MARGIN = 0.02
-"""Seconds before the caller's deadline at which long work is told to stop (at most a tenth of its timeout)."""
+STOP_MARGIN = 0.05
+"""Seconds before the caller's deadline at which long work is told to stop (at most a fifth of its timeout): the
+time to finish the play-out in hand, encode the answer and send it on a busy machine."""
 IN_PROCESSES = frozenset({CostClass.BOT, CostClass.ADVICE})
 """The classes whose engine work (a sampling bot's choice, the advice) runs in the worker processes, if any. A
 replay stays on its threads: its answers, every seat's views, are written where they are sent."""
@@ -499,7 +500,7 @@ class _Limits:
         self.caller_deadline = None if timeout is None else now + timeout
         ends = [t for t in (self.caller_deadline, None if budget is None else now + budget) if t is not None]
         self.deadline = min(ends) if ends else None
-        margin = 0.0 if timeout is None else min(STOP_MARGIN, timeout / 10)
+        margin = 0.0 if timeout is None else min(STOP_MARGIN, timeout / 5)
         self.stop_at = None if self.deadline is None else self.deadline - margin
         self.budget_seconds = budget
         self.left = threading.Event()

@@ -238,7 +238,7 @@ def test_the_sette_e_mezzo_settlement_names_the_bank_and_busts(browser: Any, ser
         click_move(me, kinds)
     me.page.wait_for_selector(".settlement", timeout=WAIT_MS)
     results = me.page.eval_on_selector_all(".settlement .results li", "items => items.map(i => i.textContent)")
-    assert re.match(r"Il banco \(.+\) (fa|sballa con) .+ punti", results[0]), results
+    assert re.match(r"Il banco \(.+\) ((fa|sballa con) .+ punti|non gioca: hanno sballato tutti)", results[0]), results
     for line in results[1:]:
         assert re.search(r"(vince|perde|sballa e perde) \d+ fiche|pari, nessuno paga", line), line
     busts = me.page.eval_on_selector_all("section[data-seat]", "s => s.map(x => x.textContent)")

@@ -69,10 +69,11 @@ function setteEMezzo(v: SetteEMezzoView, bankOfHand: number | undefined): TableP
     if (r.points !== undefined) line = t.result.withPoints(line, halves(r.points));
     return r.reale ? `${line} · ${t.result.reale}` : line;
   });
-  if (v.bankPoints !== undefined && results.length) {
+  if (results.length) {
     const bank = v.seats[bankOfHand ?? v.bank]?.name ?? t.view.bank;
-    // Past 7½ (15 half points) the bank has gone bust.
-    results.unshift(v.bankPoints > 15 ? t.result.bankBusts(bank, halves(v.bankPoints)) : t.result.bank(bank, halves(v.bankPoints)));
+    // Past 7½ (15 half points) the bank has gone bust; no points shown: every player busted and it never played (SM-12).
+    if (v.bankPoints === undefined) results.unshift(t.result.bankIdle(bank));
+    else results.unshift(v.bankPoints > 15 ? t.result.bankBusts(bank, halves(v.bankPoints)) : t.result.bank(bank, halves(v.bankPoints)));
   }
   const dealt = v.handNumber > 0;
   return {

@@ -354,6 +354,7 @@ export const en: Catalogue = {
     reale: "a natural sette e mezzo",
     bank: (who: string, points: string) => `The bank (${who}) makes ${points} points`,
     bankBusts: (who: string, points: string) => `The bank (${who}) busts with ${points} points`,
+    bankIdle: (who: string) => `The bank (${who}) does not play: every player went bust`,
     trEnding: {
       WIDOW_TRENTUNO: "The widow was a 31",
       DEALT_TRENTUNO: "A 31 was dealt",

@@ -359,6 +359,7 @@ export const it = {
     reale: "sette e mezzo reale",
     bank: (who: string, points: string) => `Il banco (${who}) fa ${points} punti`,
     bankBusts: (who: string, points: string) => `Il banco (${who}) sballa con ${points} punti`,
+    bankIdle: (who: string) => `Il banco (${who}) non gioca: hanno sballato tutti`,
     trEnding: {
       WIDOW_TRENTUNO: "Il monte era un trentuno",
       DEALT_TRENTUNO: "Trentuno servito",
