@@ -245,14 +245,20 @@ class Dispatcher:
         task = asyncio.current_task()
         assert task is not None
         self._hosted.add(task)
+        deadline = _WriteDeadline(task, self.write_seconds)
         try:
             async for answer in answers:
-                await self._write(write, _written(answer, wire, encode))
+                deadline.since = deadline.loop.time()
+                await write(_written(answer, wire, encode))
+                deadline.since = None
         except asyncio.CancelledError:
+            if deadline.stalled and task.uncancel() == 0:
+                raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
             if not (self.draining and task.uncancel() == 0):
                 raise
             raise _shutting_down() from None
         finally:
+            deadline.stop()
             self._hosted.discard(task)
             await answers.aclose()
 
@@ -298,6 +304,7 @@ class Dispatcher:
             span.failed(exc)
 
     async def _write(self, write: Write, item: Any) -> None:
+        """A pooled stream's write within the write limit (a hosted stream's: :class:`_WriteDeadline`)."""
         try:
             async with asyncio.timeout(self.write_seconds):  # no task per write, unlike wait_for
                 await write(item)
@@ -488,6 +495,34 @@ class Dispatcher:
                 limit=str(self.max_message_bytes),
             )
         return data
+
+
+class _WriteDeadline:
+    """A hosted stream's write limit: one timer for the stream's life, moved on lazily, where a timer set and
+    cancelled around each write cost two of the loop's look-ups and a heap entry. The stream notes when its write in
+    hand began (``since``; None between writes); when the timer comes due and that write has lasted ``seconds``,
+    the stream's task is cancelled and ``stalled`` set, else the timer is set ``seconds`` after the write's start
+    (or after now)."""
+
+    __slots__ = ("_handle", "_seconds", "_task", "loop", "since", "stalled")
+
+    def __init__(self, task: asyncio.Task[Any], seconds: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._task, self._seconds = task, seconds
+        self.since: float | None = None
+        self.stalled = False
+        self._handle = self.loop.call_later(seconds, self._due)
+
+    def _due(self) -> None:
+        now, since = self.loop.time(), self.since
+        if since is not None and now - since >= self._seconds:
+            self.stalled = True
+            self._task.cancel()
+            return
+        self._handle = self.loop.call_at((now if since is None else since) + self._seconds, self._due)
+
+    def stop(self) -> None:
+        self._handle.cancel()
 
 
 class _Limits:

@@ -33,7 +33,7 @@ from mazziere.services.gen.mazziere.v1 import service_pb2 as svc
 from mazziere.services.gen.mazziere.v1 import table_pb2 as pb
 from mazziere.services.host import capabilities, limits, reactions, sitting
 from mazziere.services.host.attendance import Attendance, Hosting, Status
-from mazziere.services.host.hub import Hub, News
+from mazziere.services.host.hub import HEARTBEAT, Heartbeat, Hub, News
 from mazziere.services.host.metrics import HostMetrics
 from mazziere.services.host.readers import Snapshots
 from mazziere.services.host.settings import HostSettings, Settings
@@ -353,42 +353,42 @@ class Host:
         """Every later step as it comes (a heartbeat when the table is idle), until the table closes or the
         watcher's capability is reissued."""
         view = watcher.view
-        while True:
-            if queue.empty():
-                try:
-                    async with asyncio.timeout(self.settings.heartbeat_seconds):  # no task per idle watcher
-                        news = await queue.get()
-                except TimeoutError:
+        heartbeat = Heartbeat(queue, self.settings.heartbeat_seconds)
+        try:
+            while True:
+                news = await queue.get()
+                if news is HEARTBEAT:
                     if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
                         yield hpb.WatchResponse(heartbeat=True, seq=self.hub.latest(record.table_id))
                     continue
-            else:  # news waiting: no timer to set
-                news = queue.get_nowait()
-            if news.revoked:
-                if news.revoked in (watcher.audience, ANY_AUDIENCE):
-                    await self._still_valid(record.table_id, watcher)
-                continue
-            if news.reaction is not None:
-                yield hpb.WatchResponse(reaction=hpb.Reaction(seat=news.reaction[0], kind=news.reaction[1]))
-                continue
-            if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
-                yield self._presence_answer(record, seq=news.latest)
-                continue
-            if news.seq <= last:
-                continue
-            if (carried := _carried(news, last, view)) is not None:
-                last = news.seq
-                self.metrics.push_lag.observe(time.monotonic() - news.at)
-                yield carried[0]
-                if carried[1]:
-                    return
-                continue
-            async for update in self._steps(record.table_id, view, last):
-                last = update.seq
-                self.metrics.push_lag.observe(time.monotonic() - news.at)
-                yield Carrying(hpb.WatchResponse, update)
-                if update.closed:
-                    return
+                if news.revoked:
+                    if news.revoked in (watcher.audience, ANY_AUDIENCE):
+                        await self._still_valid(record.table_id, watcher)
+                    continue
+                heartbeat.taken()  # the rest is told (or was, just before)
+                if news.reaction is not None:
+                    yield hpb.WatchResponse(reaction=hpb.Reaction(seat=news.reaction[0], kind=news.reaction[1]))
+                    continue
+                if news.seq == 0:  # the seq as it was when the change was published, in order with the steps
+                    yield self._presence_answer(record, seq=news.latest)
+                    continue
+                if news.seq <= last:
+                    continue
+                if (carried := _carried(news, last, view)) is not None:
+                    last = news.seq
+                    self.metrics.push_lag.observe(time.monotonic() - news.at)
+                    yield carried[0]
+                    if carried[1]:
+                        return
+                    continue
+                async for update in self._steps(record.table_id, view, last):
+                    last = update.seq
+                    self.metrics.push_lag.observe(time.monotonic() - news.at)
+                    yield Carrying(hpb.WatchResponse, update)
+                    if update.closed:
+                        return
+        finally:
+            heartbeat.stop()
 
     async def reissue_invite(self, request: hpb.ReissueInviteRequest, call: Call) -> hpb.ReissueInviteResponse:
         record, audience = await self._open(request.table_id, call)

@@ -35,6 +35,40 @@ class News:
     """A seat's quick reaction: its seat and kind."""
 
 
+HEARTBEAT = News(0, 0.0)
+"""Put in an idle watcher's queue by its :class:`Heartbeat` (told from other news by identity)."""
+
+
+class Heartbeat:
+    """One watcher's heartbeat: a single timer for the stream's life, moved on lazily. :meth:`taken` (the watcher
+    took news) only notes the time; when the timer comes due it puts :data:`HEARTBEAT` in the queue if the watcher
+    has taken nothing for ``seconds``, else sets itself ``seconds`` after the last news. A move costs each watcher
+    one clock read, where a timer set and cancelled around each wait cost two of the loop's look-ups and a heap
+    entry."""
+
+    __slots__ = ("_handle", "_last", "_loop", "_queue", "_seconds")
+
+    def __init__(self, queue: asyncio.Queue[News], seconds: float) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._queue, self._seconds = queue, seconds
+        self._last = self._loop.time()
+        self._handle = self._loop.call_at(self._last + seconds, self._due)
+
+    def taken(self) -> None:
+        self._last = self._loop.time()
+
+    def _due(self) -> None:
+        now = self._loop.time()
+        if now - self._last >= self._seconds:
+            if self._queue.empty():
+                self._queue.put_nowait(HEARTBEAT)
+            self._last = now
+        self._handle = self._loop.call_at(self._last + self._seconds, self._due)
+
+    def stop(self) -> None:
+        self._handle.cancel()
+
+
 class Hub:
     def __init__(self) -> None:
         self._queues: defaultdict[str, set[asyncio.Queue[News]]] = defaultdict(set)

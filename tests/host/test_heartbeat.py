@@ -1,0 +1,65 @@
+"""A watcher's heartbeat (:class:`~mazziere.services.host.hub.Heartbeat`): due once the watcher has taken no news
+for its period, never while news keeps coming, and once stopped, never."""
+
+from __future__ import annotations
+
+import asyncio
+
+from mazziere.services.host.hub import HEARTBEAT, Heartbeat, News
+
+PERIOD = 0.05
+
+
+def test_an_idle_watcher_gets_a_heartbeat_each_period() -> None:
+    async def run() -> list[float]:
+        queue: asyncio.Queue[News] = asyncio.Queue()
+        beat = Heartbeat(queue, PERIOD)
+        loop = asyncio.get_running_loop()
+        began, times = loop.time(), []
+        for _ in range(3):
+            assert await asyncio.wait_for(queue.get(), 1.0) is HEARTBEAT
+            times.append(loop.time() - began)
+        beat.stop()
+        return times
+
+    times = asyncio.run(run())
+    gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
+    assert all(gap >= PERIOD * 0.9 for gap in gaps), times  # none early (the loop's clock may round a little)
+    assert times[-1] < 20 * PERIOD, times
+
+
+def test_a_watcher_taking_news_gets_no_heartbeat_until_it_is_idle() -> None:
+    async def run() -> int:
+        queue: asyncio.Queue[News] = asyncio.Queue()
+        beat = Heartbeat(queue, PERIOD)
+        for _ in range(10):  # news every fifth of the period, for twice the period
+            await asyncio.sleep(PERIOD / 5)
+            beat.taken()
+        quiet = queue.qsize()
+        assert await asyncio.wait_for(queue.get(), 1.0) is HEARTBEAT  # then idle: a heartbeat
+        beat.stop()
+        return quiet
+
+    assert asyncio.run(run()) == 0
+
+
+def test_a_stopped_heartbeat_puts_nothing_more() -> None:
+    async def run() -> int:
+        queue: asyncio.Queue[News] = asyncio.Queue()
+        Heartbeat(queue, PERIOD).stop()
+        await asyncio.sleep(3 * PERIOD)
+        return queue.qsize()
+
+    assert asyncio.run(run()) == 0
+
+
+def test_a_heartbeat_waits_behind_news_already_queued() -> None:
+    async def run() -> int:
+        queue: asyncio.Queue[News] = asyncio.Queue()
+        queue.put_nowait(News(1, 0.0))
+        beat = Heartbeat(queue, PERIOD)
+        await asyncio.sleep(3 * PERIOD)
+        beat.stop()
+        return queue.qsize()
+
+    assert asyncio.run(run()) == 1  # the news not taken yet: no heartbeat ahead of or beside it
