@@ -568,6 +568,43 @@ def test_a_record_read_while_its_table_was_written_is_not_kept() -> None:
     assert records.get("t1") is None
 
 
+@pytest.mark.parametrize("write", ["hosting", "capability", "move", "close"])
+async def test_a_record_read_while_its_table_is_being_written_is_not_kept_past_the_write(
+    tmp_path: Path, write: str
+) -> None:
+    """A read that runs while a write of its table waits for its commit sees the row as it was: it may answer so,
+    but once the write is done the store reads the row again (it kept the old one, and a paused table went on
+    showing itself playing, its turn never due)."""
+    store = SqliteStore(tmp_path / "tables.db", clock=lambda: 7_000)
+    await store.create(table(), step(0))
+    committing, release = asyncio.Event(), asyncio.Event()
+    commit = store._commit
+
+    async def held(work: Callable[[sqlite3.Connection], object]) -> object:
+        committing.set()
+        await release.wait()
+        return await commit(work)
+
+    store._commit = held  # type: ignore[method-assign]
+    writing = asyncio.ensure_future(
+        {
+            "hosting": lambda: store.set_hosting("t1", 0, '{"paused": true}', 0),
+            "capability": lambda: store.set_capability("t1", "0", b"d-0-again"),
+            "move": lambda: advance(store, "t1", 1, due_ms=500),
+            "close": lambda: store.close("t1", step(1)),
+        }[write]()
+    )
+    await committing.wait()
+    assert (await store.get("t1")) == table()  # read meanwhile: the row as it was
+    release.set()
+    await writing
+    store._commit = commit  # type: ignore[method-assign]
+    kept = await store.get("t1")
+    store.records.clear()
+    assert kept == await store.get("t1") != table()
+    await store.aclose()
+
+
 async def _siblings(path: Path) -> tuple[SqliteStore, SqliteStore]:
     """Two stores on one SQLite file as two processes of one host have them (a socket pair between them)."""
     ends = socket.socketpair()

@@ -3,7 +3,8 @@ the disk again: the store that writes every change (SQLite: one host process, be
 as its own writes leave it.
 
 A record read from the disk is kept only if no write of its table began while it was being read (a write's record
-replaces it, or the next read does). A write begins by forgetting the table's record; a move that lands puts back
+replaces it, or the next read does). A write forgets the table's record when it begins and again once it is done
+(a read that ran while the write waited for its commit saw the row as it was); a move that lands then puts back
 the record it made (the old one with its new token, ``seq`` and timer), any other write leaves the next read to
 fetch it. At most :data:`TABLES` tables are kept, the least recently used forgotten first.
 """

@@ -276,8 +276,7 @@ class SqliteStore:
         return self
 
     async def create(self, table: TableRecord, first: Step) -> None:
-        self.records.begin(table.table_id)
-        await self._commit(partial(self._create, table, first))
+        await self._row_write(table.table_id, partial(self._create, table, first))
 
     async def get(self, table_id: str, at_least: int = 0) -> TableRecord | None:
         """The table's record: as this store's own writes left it when it is kept (:mod:`.records`) and at
@@ -293,9 +292,13 @@ class SqliteStore:
         return record
 
     async def advance(self, table_id: str, expected_seq: int, token: bytes, due_ms: int, step: Step) -> bool:
-        before, writes = self.records.begin(table_id)
+        before, _ = self.records.begin(table_id)
         now_ms = self._clock()
-        landed = await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step, now_ms))
+        landed = False
+        try:
+            landed = await self._commit(partial(self._advance, table_id, expected_seq, token, due_ms, step, now_ms))
+        finally:
+            _, writes = self.records.begin(table_id)  # what a read kept meanwhile may be the row before the move
         if landed and before is not None and before.seq == expected_seq and not before.closed:
             self.records.advanced(before, writes, token, step.seq, due_ms, now_ms)
         if landed and self._siblings is not None:  # the move's own notification need not go again
@@ -308,20 +311,26 @@ class SqliteStore:
         return [(seq, bytes(body)) for seq, body in rows]
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
-        self.records.begin(table_id)
-        await self._commit(partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
+        await self._row_write(table_id, partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))
 
     async def close(self, table_id: str, step: Step) -> bool:
-        self.records.begin(table_id)
-        return await self._commit(partial(self._close_table, table_id, step))
+        return await self._row_write(table_id, partial(self._close_table, table_id, step))
 
     async def claim_due(self, now_ms: int, lease_ms: int, owner: str, limit: int = 100) -> list[tuple[str, int]]:
         return await self._commit(partial(self._claim, now_ms, lease_ms, owner, limit))
 
     async def set_hosting(self, table_id: str, seq: int, hosting: str, due_ms: int) -> bool:
         parameters = (hosting, due_ms, self._clock(), table_id, seq)
-        self.records.begin(table_id)  # the kept record no longer holds its hosting and turn
-        return await self._commit(partial(self._write, SQL.set_hosting, parameters)) == 1
+        return await self._row_write(table_id, partial(self._write, SQL.set_hosting, parameters)) == 1
+
+    async def _row_write(self, table_id: str, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A write of the table's row: its kept record is forgotten when the write begins and again once it is
+        done, so that a read which ran meanwhile (and may have seen the row as it was) keeps nothing."""
+        self.records.begin(table_id)
+        try:
+            return await self._commit(work)
+        finally:
+            self.records.begin(table_id)
 
     async def touch(self, table_id: str, seats: Sequence[int], now_ms: int) -> None:
         await self._commit(partial(self._touch, [(seat, now_ms, table_id) for seat in seats]))
