@@ -43,6 +43,10 @@ NICENESS = 10
 serves moves, pushes and health checks is scheduled first."""
 PRELOAD = ["mazziere.engine", "mazziere.engine.bots"]
 """Imported once by the fork server, so a new worker process starts in milliseconds."""
+JOIN_SECONDS = 2.0
+"""How long closing waits for the pool's manager thread to end (the workers were told to stop): at the
+interpreter's exit, CPython 3.11 wakes a pool's manager thread that may be closing that very wake-up pipe, and prints
+an ``OSError: Bad file descriptor`` traceback; a thread already ended leaves nothing to race."""
 
 Work = Callable[..., Any]
 
@@ -121,7 +125,10 @@ class WorkerProcesses:
             for slot in range(self.slots + 1):
                 self._flags[slot] = True
         if pool is not None:
+            manager = getattr(pool, "_executor_manager_thread", None)
             pool.shutdown(wait=False, cancel_futures=True)
+            if manager is not None:  # see JOIN_SECONDS
+                manager.join(JOIN_SECONDS)
 
     def _submit(
         self, slot: int, stop_at: float | None, work: Work, args: tuple[Any, ...]

@@ -17,7 +17,7 @@ def test_an_idle_watcher_gets_a_heartbeat_each_period() -> None:
         loop = asyncio.get_running_loop()
         began, times = loop.time(), []
         for _ in range(3):
-            assert await asyncio.wait_for(queue.get(), 1.0) is HEARTBEAT
+            assert await asyncio.wait_for(queue.get(), 5.0) is HEARTBEAT
             times.append(loop.time() - began)
         beat.stop()
         return times
@@ -25,22 +25,28 @@ def test_an_idle_watcher_gets_a_heartbeat_each_period() -> None:
     times = asyncio.run(run())
     gaps = [b - a for a, b in zip([0.0, *times], times, strict=False)]
     assert all(gap >= PERIOD * 0.9 for gap in gaps), times  # none early (the loop's clock may round a little)
-    assert times[-1] < 20 * PERIOD, times
+    assert times[-1] < 100 * PERIOD, times
 
 
 def test_a_watcher_taking_news_gets_no_heartbeat_until_it_is_idle() -> None:
-    async def run() -> int:
+    period = 0.5  # long beside the news' pace, so a busy machine's late wake-ups stay well under it
+
+    async def run() -> tuple[int, float]:
         queue: asyncio.Queue[News] = asyncio.Queue()
-        beat = Heartbeat(queue, PERIOD)
-        for _ in range(10):  # news every fifth of the period, for twice the period
-            await asyncio.sleep(PERIOD / 5)
+        beat = Heartbeat(queue, period)
+        loop = asyncio.get_running_loop()
+        last, longest = loop.time(), 0.0
+        for _ in range(20):  # news every 50 ms, for twice the period
+            await asyncio.sleep(0.05)
+            longest, last = max(longest, loop.time() - last), loop.time()
             beat.taken()
         quiet = queue.qsize()
-        assert await asyncio.wait_for(queue.get(), 1.0) is HEARTBEAT  # then idle: a heartbeat
+        assert await asyncio.wait_for(queue.get(), 5.0) is HEARTBEAT  # then idle: a heartbeat
         beat.stop()
-        return quiet
+        return quiet, longest
 
-    assert asyncio.run(run()) == 0
+    quiet, longest = asyncio.run(run())
+    assert longest >= period or quiet == 0, longest  # none while news came within the period
 
 
 def test_a_stopped_heartbeat_puts_nothing_more() -> None:

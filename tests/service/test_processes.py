@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
@@ -192,3 +193,18 @@ def test_a_server_killed_outright_leaves_no_worker_process_behind(tmp_path: Path
     assert done.returncode == -signal.SIGKILL, done.stderr
     worker = int(done.stdout)
     wait_for(lambda: not Path(f"/proc/{worker}").exists())
+
+
+def test_closing_the_worker_processes_waits_for_their_manager_thread() -> None:
+    """Closing waits (bounded) for the pool's manager thread: at exit, CPython 3.11 may otherwise wake that thread
+    while it closes its own wake-up pipe, and print an OSError traceback (which the deploy tests count as a fault)."""
+
+    def managers() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if type(t).__name__ == "_ExecutorManagerThread" and t.is_alive()}
+
+    others = managers()  # other tests' pools
+    processes = WorkerProcesses(1, 1)
+    assert processes.run(_pid, (), None, lambda: False) != os.getpid()
+    assert managers() - others
+    processes.close()
+    assert not managers() - others

@@ -15,7 +15,7 @@ from mazziere.services.core.metrics import Metrics
 from mazziere.services.core.observe import Observer
 from mazziere.services.errors import ServiceError, ServiceReason
 
-LIMIT = 0.1
+LIMIT = 0.3
 
 
 @pytest.fixture
@@ -54,18 +54,18 @@ def test_a_write_that_outlasts_the_limit_ends_the_stream_as_stalled(dispatcher: 
 
     elapsed = asyncio.run(run())
     assert written == [b"\x00", b"\x01"]
-    assert LIMIT <= elapsed < 10 * LIMIT
+    assert LIMIT <= elapsed < 5.0
 
 
 def test_writes_each_within_the_limit_never_stall_a_stream_that_outlives_it(dispatcher: Dispatcher) -> None:
     written: list[bytes] = []
 
     async def write(item: bytes) -> None:
-        await asyncio.sleep(LIMIT / 3)
+        await asyncio.sleep(LIMIT / 6)
         written.append(item)
 
-    asyncio.run(dispatcher._hosted_stream(answers(12), write, False, None))  # 0.4 s in all, 4 times the limit
-    assert len(written) == 12
+    asyncio.run(dispatcher._hosted_stream(answers(24), write, False, None))  # 1.2 s in all, 4 times the limit
+    assert len(written) == 24
 
 
 def test_a_drain_still_ends_a_hosted_stream_as_shutting_down(dispatcher: Dispatcher) -> None:
