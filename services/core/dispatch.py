@@ -78,6 +78,10 @@ class Method:
 class Stalled(Exception):
     """A stream's reader made no progress within the write limit; the transport drops the connection."""
 
+    @classmethod
+    def after(cls, seconds: float) -> Stalled:
+        return cls(f"the reader took no answer within {seconds:g} s")
+
 
 class Gone(Exception):
     """A stream's reader went away while an answer was being written (a transport's ``write`` raises it)."""
@@ -253,7 +257,7 @@ class Dispatcher:
                 deadline.since = None
         except asyncio.CancelledError:
             if deadline.stalled and task.uncancel() == 0:
-                raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+                raise Stalled.after(self.write_seconds) from None
             if not (self.draining and task.uncancel() == 0):
                 raise
             raise _shutting_down() from None
@@ -309,7 +313,7 @@ class Dispatcher:
             async with asyncio.timeout(self.write_seconds):  # no task per write, unlike wait_for
                 await write(item)
         except TimeoutError:
-            raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+            raise Stalled.after(self.write_seconds) from None
 
     async def _on_loop(
         self, method: Method, message: Any, call: Call, ticket: Ticket, wire: bool, encode: Encode | None

@@ -126,7 +126,7 @@ class ChannelBackend:
                 try:
                     await asyncio.wait_for(write(item if encode is None else encode(item)), self.write_seconds)
                 except TimeoutError:
-                    raise Stalled(f"the reader took no answer within {self.write_seconds:g} s") from None
+                    raise Stalled.after(self.write_seconds) from None
         except grpc.aio.AioRpcError as exc:
             raise error_from_status(exc.code(), exc.details(), exc.trailing_metadata()) from None
         finally:
