@@ -91,7 +91,7 @@ _DONE = object()
 INLINE = frozenset({CostClass.MOVE})
 """The classes whose work for an admitted host call runs on the event loop (:meth:`Dispatcher.run`): a move is
 cheaper to run than to hand to a worker thread and back."""
-STOP_MARGIN = 0.25
+STOP_MARGIN = 0.05
 """Seconds before the caller's deadline at which long work is told to stop (at most a fifth of its timeout): the
 time to finish the play-out in hand, encode the answer and send it on a busy machine."""
 IN_PROCESSES = frozenset({CostClass.BOT, CostClass.ADVICE})
