@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -34,6 +34,9 @@ TENANTS = json.dumps(
 PLACES = {CostClass.MOVE: 4, CostClass.BOT: 2, CostClass.ADVICE: 2, CostClass.REPLAY: 2}
 
 
+T = TypeVar("T")
+
+
 def reason(exc: grpc.RpcError) -> str:
     info = error_info(exc)
     return f"{exc.code().name}/{info.reason if info else ''}"  # type: ignore[attr-defined]
@@ -43,6 +46,20 @@ def refused(work: object) -> str:
     with pytest.raises(ServiceError) as caught:
         work()  # type: ignore[operator]
     return caught.value.reason
+
+
+def in_time(send: Callable[[], T], settled: Callable[[], bool], tries: int = 3) -> T:
+    """The answer of ``send``, sent again (at most ``tries`` times, once ``settled``) when the answer of work told
+    to stop before the deadline still came after it: a machine shared with other tests may hold the server's
+    threads longer than the margin. Work never told to stop in time misses the deadline every time."""
+    for attempt in range(1, tries + 1):
+        try:
+            return send()
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED or attempt == tries:  # type: ignore[attr-defined]
+                raise
+            wait_for(settled)
+    raise AssertionError("unreachable")
 
 
 # -- the admission itself ---------------------------------------------------------------------------
@@ -204,9 +221,11 @@ def test_work_whose_caller_left_is_told_to_stop(gated_bots: tuple[Served, thread
 def test_work_near_its_deadline_is_told_to_stop(gated_bots: tuple[Served, threading.Event, list[Call]]) -> None:
     """``stop`` turns true just before the caller's deadline, so work that stops with an answer still answers."""
     served, _, calls = gated_bots
-    assert served.channel.unary_unary("/test.v1.Hold/Hold")(b"", timeout=0.5) == b""  # the gate never opened
-    assert calls[0].stop()
-    wait_for(lambda: served.taken(CostClass.BOT) == 0)
+    hold = served.channel.unary_unary("/test.v1.Hold/Hold")
+    idle = lambda: served.taken(CostClass.BOT) == 0  # noqa: E731
+    assert in_time(lambda: hold(b"", timeout=0.5), idle) == b""  # the gate never opened
+    assert all(call.stop() for call in calls)
+    wait_for(idle)
 
 
 # -- advice within its deadline ---------------------------------------------------------------------
@@ -261,7 +280,8 @@ def test_advice_answers_within_the_callers_deadline_with_the_samples_it_has(
     advised: tuple[Served, svc.AdviseRequest], slow_advice: list[bots.Advice]
 ) -> None:
     served, request = advised
-    answer = served.stub.Advise(request, timeout=0.5)
+    idle = lambda: served.taken(CostClass.ADVICE) == 0  # noqa: E731
+    answer = in_time(lambda: served.stub.Advise(request, timeout=0.5), idle)
     assert answer.method == svc.ADVICE_METHOD_SAMPLED
     assert 2 <= answer.samples < 1000  # cut at the deadline, not played out
     assert any(a.standard_error > 0 for a in answer.actions)  # sampled: an error bound (0 where every deal agreed)
