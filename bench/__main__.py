@@ -3,9 +3,10 @@
 The in-process ones always run (the engine beside RLCard and OpenSpiel, random play through the learning
 environments, an Act step by step, the round trip beside PokerKit, bot advice, advice at every table size, the
 best bot against the cautious one, memory over a long run), and so do the hostile callers' one and the host under
-load (their own servers and clients, no tool); the other server ones run when their load tools are installed
-(h2load for gRPC, wrk for REST). The run ends with one table of every goal (:func:`bench.goals.summary`): the
-headline rows first, a bench that did not run marked ``not run``.
+load, alone, beside a bare gRPC server of its protocol and on two processes (their own servers and clients, no
+tool); the other server ones run when their load tools are installed (h2load for gRPC, wrk for REST). The run
+ends with one table of every goal (:func:`bench.goals.summary`): the headline rows first, a bench that did not run
+marked ``not run``.
 """
 
 import shutil
@@ -17,6 +18,7 @@ from bench import (
     calls,
     engine,
     goals,
+    grpc_floor,
     host_load,
     hostile,
     memory,
@@ -58,6 +60,8 @@ print("\n== hostile callers (bench.hostile)")
 hostile.main([])
 print("\n== the host under load (bench.host_load)")
 host_load.main([])
+print("\n== the host against a bare gRPC server of its protocol (bench.grpc_floor)")
+grpc_floor.main(["--rounds", "1"])
 print("\n== the host on two processes against one (bench.processes)")
 processes.main(["--rounds", "1"])
 print("\n== summary: every goal of this run")

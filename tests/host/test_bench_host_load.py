@@ -1,8 +1,8 @@
 """``python -m bench.host_load`` on a tiny configuration (5 tables x 2 watchers and 2 tables of bots on timers, 3 s)
 runs: it prints its table with every row for the host and the Colyseus column, and the goal's lines with PASS or
 MISS; with the Colyseus packages installed (``make bench`` and ``make test`` install them), the same with the
-Colyseus side measured too. A smoke test of the benchmark, not of its timings (docs/performance.md and
-docs/benchmarks.md have those)."""
+Colyseus side measured too; ``python -m bench.grpc_floor`` prints the host's row and its bare gRPC floor's. Smoke
+tests of the benchmarks, not of their timings (docs/performance.md and docs/benchmarks.md have those)."""
 
 from __future__ import annotations
 
@@ -67,3 +67,18 @@ def test_a_tiny_run_measures_colyseus_beside_the_host() -> None:
     assert values["errors"][1] == "none", out
     references = [line for line in out.splitlines() if line.startswith("reference: ")]
     assert len(references) == 3 and "host CPU per move vs Colyseus's" in references[0], out
+
+
+def test_the_grpc_floor_serves_the_same_load_beside_the_host() -> None:
+    """``bench.grpc_floor``: the host and the bare gRPC server of its protocol, each under the generator."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.grpc_floor", "--tables", "5", "--seconds", "2", "--rounds", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    rows = {line.split(" | ")[0].removeprefix("| "): line for line in out.splitlines() if line.startswith("| ")}
+    for server in ("host", "gRPC floor"):
+        figures = rf"2\.5 \| {FIGURE}/{FIGURE} ms \| {FIGURE} % \| {FIGURE} ms"
+        assert re.fullmatch(rf"\| {server} \| {figures} \|", rows[server]), out
+    assert re.search(rf"the host's CPU per move against the bare gRPC floor's: {FIGURE} x", out), out
