@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu = statistics.median(f.cpu_share for f in figures)
         print(f"| {name} | {rate:,.1f} | {p50:.1f}/{p99:,.0f} ms | {cpu:.0f} % | {medians[name]:.2f} ms |")
     host, floor = medians["host"], medians["gRPC floor"]
-    print(note("the host's CPU per move against the bare gRPC floor's", f"{host / floor:.2f} x"))
+    ratio = f"{host / floor:.2f} x" if floor else "n/a (the floor's CPU under the clock's tick)"
+    print(note("the host's CPU per move against the bare gRPC floor's", ratio))
     share = f"{floor:.2f} ms, {100 * floor / GOAL_CPU_PER_MOVE_MS:.0f} % of the goal's {GOAL_CPU_PER_MOVE_MS} ms"
     print(note("the floor's CPU per move", share))
     return 0

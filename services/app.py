@@ -202,6 +202,7 @@ def _dispatcher(config: Config, metrics: Metrics, methods: Sequence[Method]) -> 
         max_message_bytes=config.max_message_bytes,
         callers=callers(config),
         processes=config.worker_processes,
+        hold_seconds=config.refusal_hold_seconds,
     )
 
 

@@ -30,6 +30,7 @@ from mazziere.services.core.admission import ANONYMOUS, BUDGETED, Admission, Cos
 from mazziere.services.core.call import Call
 from mazziere.services.core.caller_limits import Rate
 from mazziere.services.core.callers import Callers
+from mazziere.services.core.hints import RetryHints
 from mazziere.services.core.observe import Observer, request_id
 from mazziere.services.core.processes import WorkerProcesses
 from mazziere.services.errors import ServiceError, ServiceReason
@@ -114,11 +115,13 @@ class Dispatcher:
         max_message_bytes: int,
         callers: Callers | None = None,
         processes: int = 0,
+        hold_seconds: float = 1.0,
     ) -> None:
         self.methods = {(m.service, m.name): m for m in methods}
         self.observer = observer
         self.admission = admission
         self.callers = callers or Callers()
+        self.hints = RetryHints(hold_seconds)
         """How a host call's caller is known (:mod:`~mazziere.services.core.callers`)."""
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
@@ -179,6 +182,7 @@ class Dispatcher:
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
+            await self._refusal_held(call, error)
             raise error from None
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
@@ -223,6 +227,7 @@ class Dispatcher:
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
+            await self._refusal_held(call, error)
             raise error from None
         except (asyncio.CancelledError, GeneratorExit, Gone):
             code = grpc.StatusCode.CANCELLED
@@ -404,6 +409,21 @@ class Dispatcher:
             raise
         budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)
+
+    async def _refusal_held(self, call: Call, error: ServiceError) -> None:
+        """A refusal to come back later, held while its caller ignores such hints (:mod:`.hints`)."""
+        if error.retry_after is None or error.code != grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return
+        if not call.caller:
+            tenant = self.admission.tenants.find(call.metadata)
+            call.caller = self.callers.key(call, None if tenant is None else tenant.name)
+        hold = self.hints.refused(call.caller, error.retry_after)
+        if hold:
+            self.observer.metrics.refusals_held.inc()
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                self.hints.release()
 
     def _admit_caller(self, method: Method, call: Call, cost: CostClass) -> Callable[[], None] | None:
         """Name a host call's caller and let it in by its limits (a stream takes one of its Watch places: what gives

@@ -94,6 +94,12 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.refusals_held = Counter(
+            "mazziere_refusals_held_total",
+            "Refusals to come back later, held until the hint their caller ignored ended.",
+            registry=self.registry,
+        )
+
     def serve(self, port: int, addr: str = "0.0.0.0") -> int:
         """Serve ``/metrics`` on ``port`` (0: a free port) at ``addr``; return the port."""
         return serve_registry(self.registry, port, addr)

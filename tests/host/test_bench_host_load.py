@@ -79,6 +79,6 @@ def test_the_grpc_floor_serves_the_same_load_beside_the_host() -> None:
     assert done.returncode == 0, out + done.stderr
     rows = {line.split(" | ")[0].removeprefix("| "): line for line in out.splitlines() if line.startswith("| ")}
     for server in ("host", "gRPC floor"):
-        figures = rf"2\.5 \| {FIGURE}/{FIGURE} ms \| {FIGURE} % \| {FIGURE} ms"
+        figures = rf"{FIGURE} \| {FIGURE}/{FIGURE} ms \| {FIGURE} % \| {FIGURE} ms"
         assert re.fullmatch(rf"\| {server} \| {figures} \|", rows[server]), out
-    assert re.search(rf"the host's CPU per move against the bare gRPC floor's: {FIGURE} x", out), out
+    assert re.search(rf"the host's CPU per move against the bare gRPC floor's: ({FIGURE} x|n/a)", out), out

@@ -88,7 +88,7 @@ def gated() -> Iterator[tuple[Served, threading.Event]]:
         gate.wait(20)
         return empty_pb2.Empty()
 
-    config = replace(BASE, workers=2, max_concurrent_calls=3)
+    config = replace(BASE, workers=2, max_concurrent_calls=3, refusal_hold_seconds=0.0)  # shed at once, each time
     served = Served(config, [Method("test.v1.Hold", "Hold", hold, empty_pb2.Empty)])
     yield served, gate
     gate.set()
