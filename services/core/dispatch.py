@@ -121,8 +121,9 @@ class Dispatcher:
         self.observer = observer
         self.admission = admission
         self.callers = callers or Callers()
-        self.hints = RetryHints(hold_seconds)
         """How a host call's caller is known (:mod:`~mazziere.services.core.callers`)."""
+        self.hints = RetryHints(hold_seconds)
+        """When each recently refused caller may come back (:mod:`~mazziere.services.core.hints`)."""
         self.pools = {
             cost: futures.ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"mazziere-{cost.value}")
             for cost, n in workers.items()

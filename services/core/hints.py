@@ -3,9 +3,9 @@
 Each refusal that carries a retry hint (OVERLOADED, QUOTA_EXCEEDED, CALLER_LIMIT: a RetryInfo over gRPC, a
 ``Retry-After`` over HTTP) notes when its caller may come back. A caller refused again before then did not wait,
 and that refusal is sent when the hint it ignored ends (at most ``hold_seconds`` later: 1 s by default,
-``MAZZIERE_REFUSAL_HOLD_SECONDS``; 0 holds nothing). A caller that retries
-at once is then refused at the pace of its hints, a few calls a second for each call it keeps in flight, where it
-was refused at the pace of its requests, thousands a second, each taking the event loop from every other caller.
+``MAZZIERE_REFUSAL_HOLD_SECONDS``; 0 holds nothing). A caller that retries at once is then refused at the pace of
+its hints, about once a second for each call it keeps in flight, where it was refused at the pace of its requests,
+thousands a second, each taking the event loop from every other caller.
 
 A call that is let in is never held, nor a caller's first refusal, nor a refusal once :data:`MOST_HELD` are held
 (it is sent at once). Callers are kept for the most recent :data:`MOST_CALLERS`.
