@@ -183,7 +183,7 @@ class Dispatcher:
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
-            await self._refusal_held(call, error)
+            await self._refusal_held(call, error, timeout)
             raise error from None
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
@@ -228,7 +228,7 @@ class Dispatcher:
         except ServiceError as exc:
             error = exc if limits is None else limits.budget(exc)
             code, reason = error.code, error.reason
-            await self._refusal_held(call, error)
+            await self._refusal_held(call, error, timeout)
             raise error from None
         except (asyncio.CancelledError, GeneratorExit, Gone):
             code = grpc.StatusCode.CANCELLED
@@ -411,14 +411,15 @@ class Dispatcher:
         budget = self.budget_seconds if cost in BUDGETED else None
         return message, cost, ticket, _Limits(call, timeout, budget)
 
-    async def _refusal_held(self, call: Call, error: ServiceError) -> None:
-        """A refusal to come back later, held while its caller ignores such hints (:mod:`.hints`)."""
+    async def _refusal_held(self, call: Call, error: ServiceError, timeout: float | None) -> None:
+        """A refusal to come back later, held while its caller ignores such hints (:mod:`.hints`), at most half
+        the call's ``timeout``."""
         if error.retry_after is None or error.code != grpc.StatusCode.RESOURCE_EXHAUSTED:
             return
         if not call.caller:
             tenant = self.admission.tenants.find(call.metadata)
             call.caller = self.callers.key(call, None if tenant is None else tenant.name)
-        hold = self.hints.refused(call.caller, error.retry_after)
+        hold = self.hints.refused(call.caller, error.retry_after, None if timeout is None else timeout / 2)
         if hold:
             self.observer.metrics.refusals_held.inc()
             try:

@@ -8,7 +8,8 @@ its hints, about once a second for each call it keeps in flight, where it was re
 thousands a second, each taking the event loop from every other caller.
 
 A call that is let in is never held, nor a caller's first refusal, nor a refusal once :data:`MOST_HELD` are held
-(it is sent at once). Callers are kept for the most recent :data:`MOST_CALLERS`.
+(it is sent at once); and a refusal is held at most half the time its caller gave the call, so that it is still
+the refusal, not DEADLINE_EXCEEDED, that the caller gets. Callers are kept for the most recent :data:`MOST_CALLERS`.
 """
 
 from __future__ import annotations
@@ -41,13 +42,15 @@ class RetryHints:
         self._until: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
-    def refused(self, caller: str, retry_after: float) -> float:
+    def refused(self, caller: str, retry_after: float, at_most: float | None = None) -> float:
         """Notes that ``caller`` was refused with a hint of ``retry_after`` seconds; the seconds to hold this
-        refusal: until the end of a hint it ignored, at most :attr:`hold_seconds` (0: send it now)."""
+        refusal: until the end of a hint it ignored, at most :attr:`hold_seconds` and ``at_most`` (0: send it
+        now)."""
         with self._lock:
             now = self.clock()
             until = self._until.pop(caller, 0.0)
-            hold = 0.0 if until <= now or self.held >= MOST_HELD else min(until - now, self.hold_seconds)
+            longest = self.hold_seconds if at_most is None else min(self.hold_seconds, at_most)
+            hold = 0.0 if until <= now or self.held >= MOST_HELD else max(0.0, min(until - now, longest))
             self._until[caller] = max(until, now + hold + retry_after)  # the hint counts from when it is sent
             if len(self._until) > self._most:
                 self._until.popitem(last=False)

@@ -57,6 +57,16 @@ def test_a_refusal_is_held_at_most_hold_seconds_and_never_with_zero() -> None:
     assert never.held == 0
 
 
+def test_a_refusal_is_held_at_most_what_the_caller_allows() -> None:
+    clock = Clock(0.0)
+    hints = RetryHints(clock=clock)
+    hints.refused("ip:a", 1.0)
+    clock.now = 0.1
+    assert hints.refused("ip:a", 1.0, at_most=0.25) == 0.25  # half a call's 0.5 s, say
+    assert hints.refused("ip:a", 1.0, at_most=-1.0) == 0.0  # a deadline already past: sent at once
+    assert hints.held == hints.holds == 1
+
+
 def test_at_most_most_held_refusals_are_held_at_once() -> None:
     hints = RetryHints(clock=Clock(0.0))
     hints.refused("ip:a", 1.0)
@@ -104,10 +114,10 @@ def full() -> Iterator[Served]:
     served.close()
 
 
-def refused_after(served: Served) -> tuple[float, grpc.RpcError]:
+def refused_after(served: Served, timeout: float = 10.0) -> tuple[float, grpc.RpcError]:
     start = time.monotonic()
     with pytest.raises(grpc.RpcError) as caught:
-        served.channel.unary_unary("/test.v1.Hold/Hold")(b"", timeout=10)
+        served.channel.unary_unary("/test.v1.Hold/Hold")(b"", timeout=timeout)
     return time.monotonic() - start, caught.value
 
 
@@ -119,9 +129,11 @@ def test_a_caller_that_ignores_its_hint_gets_its_next_refusal_when_the_hint_ends
         assert info is not None and info.reason == "OVERLOADED" and retry_delay(exc) == 1.0
     assert all(took >= 0.5 for took, _ in refusals[1:])  # held until the hint it ignored ended (about 1 s)
     assert hints.holds == 2 and hints.held == 0
+    took, exc = refused_after(full, timeout=0.6)  # a short deadline: held half of it, and still the refusal
+    assert took >= 0.25 and error_info(exc) is not None and hints.holds == 3
     time.sleep(1.1)  # this time the caller waits out its hint: refused at once
     _, exc = refused_after(full)
-    assert error_info(exc) is not None and hints.holds == 2
+    assert error_info(exc) is not None and hints.holds == 3
     labels = {"grpc_type": "unary", "grpc_service": "test.v1.Hold", "grpc_method": "Hold"}
-    assert full.count("grpc_server_handled_total", {**labels, "grpc_code": "RESOURCE_EXHAUSTED"}) == 4
-    assert full.count("mazziere_refusals_held_total", {}) == 2
+    assert full.count("grpc_server_handled_total", {**labels, "grpc_code": "RESOURCE_EXHAUSTED"}) == 5
+    assert full.count("mazziere_refusals_held_total", {}) == 3
