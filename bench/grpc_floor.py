@@ -30,7 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2_grpc
 
 from bench.goals import note
-from bench.host_load import ROOT, _free_port, _stop, bench_host, generate
+from bench.host_load import ROOT, bench_host, free_port, generate, placed, stop_server
 from bench.load_report import GOAL_CPU_PER_MOVE_MS, Figures
 from bench.load_run import Args, Run
 from bench.server_tree import Placement
@@ -114,13 +114,13 @@ async def serve(port: int) -> None:
 
 def bench_floor(args: Args, placement: Placement, log: Any) -> Run:
     """The floor server (on the placement's cores) and the load generator in this process."""
-    port = _free_port()
+    port = free_port()
     command = [*placement.server_prefix(), sys.executable, "-m", "bench.grpc_floor", "--serve", str(port)]
     server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log)
     try:
         return asyncio.run(generate(args, f"127.0.0.1:{port}", server.pid))
     finally:
-        _stop(server)
+        stop_server(server)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,13 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not (1 <= ns.tables <= 2000 and 1 <= ns.seconds <= 300 and 1 <= ns.rounds <= 20):
         parser.error("--tables must be 1 to 2,000, --seconds 1 to 300, --rounds 1 to 20")
-    placement = Placement.plan(1)
-    if ns.pinned:  # this process is the generator, already placed (below)
-        placement = Placement((0,), 1)
-    elif placement.pinned:  # this process again, on the generator's core
-        given = sys.argv[1:] if argv is None else argv
-        command = ["taskset", "-c", str(placement.generator), sys.executable, "-m", "bench.grpc_floor", "--pinned"]
-        return subprocess.run([*command, *given], cwd=ROOT, check=False).returncode
+    placement = placed("bench.grpc_floor", 1, ns.pinned, argv)
+    if isinstance(placement, int):
+        return placement
     args = Args(ns.tables, 4, ns.seconds, 2.0, 4.0, "sette_e_mezzo", 32)
     sides = {"host": bench_host, "gRPC floor": bench_floor}
     runs: dict[str, list[Run]] = {name: [] for name in sides}

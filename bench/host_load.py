@@ -374,7 +374,7 @@ async def generate(args: Args, target: str, server_pid: int) -> Run:
 # -- the server -----------------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -407,7 +407,7 @@ def _env(port: int, data: str, args: Args) -> dict[str, str]:
     return env
 
 
-def _stop(server: subprocess.Popen[bytes]) -> None:
+def stop_server(server: subprocess.Popen[bytes]) -> None:
     if server.poll() is None:
         server.send_signal(signal.SIGTERM)
     try:
@@ -430,7 +430,7 @@ def _beside(args: Args, placement: Placement, directory: Path) -> Iterator[str]:
 def bench_host(args: Args, placement: Placement, log: IO[bytes]) -> Run:
     """``mazziere serve`` (on the placement's cores) and the load generator in this process."""
     exe = shutil.which("mazziere", path=str(Path(sys.executable).parent)) or "mazziere"
-    port = _free_port()
+    port = free_port()
     with (
         tempfile.TemporaryDirectory(prefix="mazziere-host-load-") as data,
         _beside(args, placement, Path(data)) as noise,
@@ -440,7 +440,7 @@ def bench_host(args: Args, placement: Placement, log: IO[bytes]) -> Run:
         try:
             run = asyncio.run(generate(args, f"127.0.0.1:{port}", server.pid))
         finally:
-            _stop(server)
+            stop_server(server)
     run.noise = noise
     return run
 
@@ -504,15 +504,25 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, Args]:
     return ns, args
 
 
+def placed(module: str, processes: int, pinned: bool, argv: list[str] | None) -> Placement | int:
+    """Where a bench of ``module`` runs: the placement, when this process is the generator already placed
+    (``pinned``: the server's cores are the first ones) or nothing can be pinned; else this bench run again on the
+    generator's core with ``--pinned`` (it starts the server on the others), and its exit code."""
+    placement = Placement.plan(processes)
+    if pinned:
+        return Placement(tuple(range(processes)), processes)
+    if not placement.pinned:
+        return placement
+    given = sys.argv[1:] if argv is None else argv
+    command = ["taskset", "-c", str(placement.generator), sys.executable, "-m", module, "--pinned", *given]
+    return subprocess.run(command, cwd=ROOT, check=False).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     ns, args = _parse(argv)
-    placement = Placement.plan(args.processes)
-    if ns.pinned:  # this process is the generator already placed (below): the server's cores are the first ones
-        placement = Placement(tuple(range(args.processes)), args.processes)
-    elif placement.pinned:  # this process again, on the generator's core (it starts the server on the others)
-        given = sys.argv[1:] if argv is None else argv
-        command = ["taskset", "-c", str(placement.generator), sys.executable, "-m", "bench.host_load", "--pinned"]
-        return subprocess.run([*command, *given], cwd=ROOT, check=False).returncode
+    placement = placed("bench.host_load", args.processes, ns.pinned, argv)
+    if isinstance(placement, int):
+        return placement
     why = "--no-colyseus" if ns.colyseus is False else colyseus_load.missing()
     if ns.colyseus and why:
         print(f"host_load: --colyseus, but {why}", file=sys.stderr)

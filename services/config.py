@@ -61,10 +61,10 @@ class Config:
     """How long a thread holds the GIL before one that waits gets it (Python's default is 5 ms): short, so the event
     loop and the moves wait little behind CPU-bound bots and advice (docs/performance.md, "Hostile callers")."""
     stream_write_seconds: float = 10.0
+    """The longest a stream's answer may wait for its reader; beyond, the stream ends and frees its place."""
     refusal_hold_seconds: float = 1.0
     """The longest a refusal to come back later is held when its caller came back before an earlier one's hint
     ended (:mod:`~mazziere.services.core.hints`); 0: never held."""
-    """The longest a stream's answer may wait for its reader; beyond, the stream ends and frees its place."""
     replay_max_views: int = 8000
     """The work one replay may ask for: (actions + 1) x (seats + 1) views."""
     replay_seconds: float = 5.0

@@ -416,10 +416,8 @@ class Dispatcher:
         the call's ``timeout``."""
         if error.retry_after is None or error.code != grpc.StatusCode.RESOURCE_EXHAUSTED:
             return
-        if not call.caller:
-            tenant = self.admission.tenants.find(call.metadata)
-            call.caller = self.callers.key(call, None if tenant is None else tenant.name)
-        hold = self.hints.refused(call.caller, error.retry_after, None if timeout is None else timeout / 2)
+        caller = call.caller or self._caller_key(call)
+        hold = self.hints.refused(caller, error.retry_after, None if timeout is None else timeout / 2)
         if hold:
             self.observer.metrics.refusals_held.inc()
             try:
@@ -427,11 +425,15 @@ class Dispatcher:
             finally:
                 self.hints.release()
 
+    def _caller_key(self, call: Call) -> str:
+        """The call's caller: its tenant if it sent a key, else its address (:mod:`.callers`)."""
+        tenant = self.admission.tenants.find(call.metadata)
+        return self.callers.key(call, None if tenant is None else tenant.name)
+
     def _admit_caller(self, method: Method, call: Call, cost: CostClass) -> Callable[[], None] | None:
         """Name a host call's caller and let it in by its limits (a stream takes one of its Watch places: what gives
         it back), or refuse it."""
-        tenant = self.admission.tenants.find(call.metadata)
-        call.caller = self.callers.key(call, None if tenant is None else tenant.name)
+        call.caller = self._caller_key(call)
         limits = self.admission.callers
         limits.admit(call.caller, method.rate, cost.value)
         return limits.hold_watch(call.caller, cost.value) if method.streaming else None

@@ -36,8 +36,6 @@ class RetryHints:
         self.clock = clock
         self.held = 0
         """Refusals being held now (:meth:`refused` counts one in, :meth:`release` one out)."""
-        self.holds = 0
-        """Refusals held so far."""
         self._most = most
         self._until: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
@@ -56,7 +54,6 @@ class RetryHints:
                 self._until.popitem(last=False)
             if hold:
                 self.held += 1
-                self.holds += 1
             return hold
 
     def release(self) -> None:
