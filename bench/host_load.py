@@ -147,21 +147,23 @@ class Table:
 
 
 async def _watch(run: Run, table: Table, w: int, gate: asyncio.Semaphore) -> None:
-    """One watcher: its stream from the start, again from its last seq if it ends (a few times at most)."""
+    """One watcher: its stream from the start, and again from its last seq whenever it ends before the table's
+    closing update: after its lifetime, as the project's clients do (counted renewed), or on an error (a few times
+    at most)."""
     seat = w if w < table.seats else None
-    after, counted = 0, False
+    after, counted, gated, failures = 0, False, True, 0
+    await gate.acquire()  # released at the first answer: a few streams connect at a time
     try:
-        for attempt in range(RECONNECTS + 1):
-            if attempt == 0:
-                await gate.acquire()  # released at the first answer: a few streams connect at a time
+        while failures <= RECONNECTS:
             request = hpb.WatchRequest(table_id=table.table_id, after_seq=after)
             call = table.stub.Watch(request, metadata=table.watch_metadata[w])
-            first = True
+            answered = False
             try:
                 async for answer in call:
-                    if first:
-                        first = False
-                        if attempt == 0:
+                    if not answered:
+                        answered = True
+                        if gated:
+                            gated = False
                             gate.release()
                         if not counted:
                             counted = True
@@ -170,13 +172,22 @@ async def _watch(run: Run, table: Table, w: int, gate: asyncio.Semaphore) -> Non
                         continue
                     _received(run, table, seat, answer.update)
                     after = answer.update.seq
-                return  # the stream ended without an error: the table closed
+                    if answer.update.closed:
+                        return
+                if answered:  # the stream's lifetime ended it: resume it
+                    run.renewed += 1
+                    continue
             except grpc.aio.AioRpcError as exc:
                 run.errors[f"Watch {_outcome(exc)}"] += 1
-                if first and attempt == 0:
-                    gate.release()
-            run.reconnects += 1
+            if gated:
+                gated = False
+                gate.release()
+            failures += 1
+            if failures <= RECONNECTS:
+                run.reconnects += 1
     finally:
+        if gated:
+            gate.release()
         if counted:
             table.connected -= 1
             run.connected -= 1

@@ -102,6 +102,8 @@ def _errors(side: Run) -> str:
     errors = ", ".join(f"{name} {n:,}" for name, n in sorted(side.errors.items())) or "none"
     if side.reconnects:
         errors += f"; {side.reconnects:,} watchers reconnected"
+    if side.renewed:
+        errors += f"; {side.renewed:,} streams renewed (ended after their lifetime, resumed)"
     if side.stopped:
         errors += f"; {side.stopped:,} tables stopped playing"
     return errors

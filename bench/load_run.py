@@ -52,6 +52,8 @@ class Run:
     full_at_end: int = 0
     """Tables all of whose watchers' streams were open when the window ended."""
     reconnects: int = 0
+    renewed: int = 0
+    """Watch streams the server ended after their lifetime, resumed from their last seq."""
     errors: Counter[str] = field(default_factory=Counter)
     tree: Window | None = None
     """The server tree's CPU and memory over the window."""

@@ -23,6 +23,10 @@ class Call:
     peer: str = ""
     """The address of the connection's other end, as its transport saw it (``203.0.113.7``, ``2001:db8::1``; empty
     for a call made in this process): a proxy's, behind one (:mod:`~mazziere.services.core.callers`)."""
+    stream_lifetime: float = 0.0
+    """Seconds a stream may follow its table before it ends by itself, between two answers, for its client to
+    resume it from the last one (0: no limit). Set by the gRPC transport, so that a connection's age never cuts a
+    stream (:func:`~mazziere.services.grpc.server.stream_lifetime`)."""
     caller: str = ""
     """Who calls, as the core identified it at admission (a host call's caller key; empty otherwise)."""
     headers: list[tuple[str, str]] = field(default_factory=list)

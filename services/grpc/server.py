@@ -10,6 +10,7 @@ at once however busy the workers are.
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -86,10 +87,20 @@ def _unary(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
     return behavior
 
 
-def _stream(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
+def stream_lifetime(config: Config) -> Callable[[], float]:
+    """A stream's lifetime (:attr:`Call.stream_lifetime`): a random time between half and all of the connection
+    age. A stream opened before its connection was told to close (at its age) then ends by itself within the grace
+    (at least the age and a heartbeat), so the grace never cuts one, and the streams of one connection end spread
+    over that time: their clients come back one by one, not all at once when it closes."""
+    age = config.max_connection_age_ms / 1000
+    return (lambda: 0.0) if age <= 0 else (lambda: random.uniform(age / 2, age))
+
+
+def _stream(dispatcher: Dispatcher, method: Method, lifetime: Callable[[], float]) -> Callable[..., Any]:
     async def behavior(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """Writes each answer with ``context.write`` (a coroutine, not a generator: the core does the writing)."""
         call = _call(context)
+        call.stream_lifetime = lifetime()
         sent = False
 
         async def write(item: bytes) -> None:
@@ -118,14 +129,17 @@ def _stream(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
     return behavior
 
 
-def generic_handlers(dispatcher: Dispatcher, methods: Sequence[Method]) -> list[grpc.GenericRpcHandler]:
+def generic_handlers(
+    dispatcher: Dispatcher, methods: Sequence[Method], lifetime: Callable[[], float]
+) -> list[grpc.GenericRpcHandler]:
     """The handlers of ``methods``, which take and return bytes: parsing happens in the core, and the answer is the
     protobuf bytes the core made (a written answer's as written, never parsed and serialized again), handed to
-    grpcio as the serialized answer (no response serializer: bytes pass through)."""
+    grpcio as the serialized answer (no response serializer: bytes pass through). Each stream's lifetime is
+    ``lifetime()`` (0: none)."""
     by_service: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for m in methods:
         handler: grpc.RpcMethodHandler[Any, Any] = (
-            grpc.unary_stream_rpc_method_handler(_stream(dispatcher, m))
+            grpc.unary_stream_rpc_method_handler(_stream(dispatcher, m, lifetime))
             if m.streaming
             else grpc.unary_unary_rpc_method_handler(_unary(dispatcher, m))
         )
@@ -194,7 +208,8 @@ class GrpcServer:
         self.health = health.aio.HealthServicer()
         methods = list(self.dispatcher.methods.values())
         self.server = grpc.aio.server(
-            handlers=generic_handlers(self.dispatcher, methods), options=server_options(config)
+            handlers=generic_handlers(self.dispatcher, methods, stream_lifetime(config)),
+            options=server_options(config),
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         if config.reflection:

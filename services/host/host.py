@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import math
 import time
 import uuid
 import weakref
@@ -296,7 +297,7 @@ class Host:
                 yield item
             if record.closed and last >= record.seq:  # told the table's end already
                 return
-            async for item in self._follow(record, watcher, last, queue):
+            async for item in self._follow(record, watcher, last, queue, call.stream_lifetime):
                 yield item
 
     def _check_places(self, record: TableRecord) -> None:
@@ -348,14 +349,19 @@ class Host:
             yield Carrying(hpb.WatchResponse, update), update.seq
 
     async def _follow(
-        self, record: TableRecord, watcher: _Watcher, last: int, queue: asyncio.Queue[News]
+        self, record: TableRecord, watcher: _Watcher, last: int, queue: asyncio.Queue[News], lifetime: float
     ) -> AsyncIterator[Written[Any] | Message]:
-        """Every later step as it comes (a heartbeat when the table is idle), until the table closes or the
-        watcher's capability is reissued."""
+        """Every later step as it comes (a heartbeat when the table is idle), until the table closes, the
+        watcher's capability is reissued, or ``lifetime`` seconds have passed (0: no limit) and nothing is waiting
+        (the stream ends after its next answer or heartbeat; its client resumes it from that answer's seq)."""
         view = watcher.view
         heartbeat = Heartbeat(queue, self.settings.heartbeat_seconds)
+        clock = asyncio.get_running_loop().time
+        ends = clock() + lifetime if lifetime > 0 else math.inf
         try:
             while True:
+                if clock() >= ends and queue.empty():
+                    return
                 news = await queue.get()
                 if news is HEARTBEAT:
                     if queue.empty():  # news that came meanwhile goes first, so the seq told is never ahead of it
