@@ -10,6 +10,7 @@ Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in count an
     .venv/bin/python -m bench.host_load --tables 300 --noise                  # a spinner and an fsyncing neighbour
     .venv/bin/python -m bench.host_load --processes 2                         # MAZZIERE_PROCESSES=2
     .venv/bin/python -m bench.host_load --soak 600 --no-colyseus              # memory per watcher over 10 minutes
+    .venv/bin/python -m bench.host_load --tables 300 --soak 180 --connection-age 60   # watchers renewed each minute
 
 It starts ``mazziere serve`` (the embedded default: gRPC, the host, a SQLite store in a temporary data directory;
 REST and metrics off, call logs off, a turn time of a day so no timer plays; ``MAZZIERE_PROCESSES`` from
@@ -44,7 +45,8 @@ Then the same load runs on the Colyseus room server of ``bench/colyseus`` (``ben
 the host's first core, its Node generator on the generator's core), when its packages are installed
 (``--colyseus`` insists, ``--no-colyseus`` skips it). ``--noise`` runs, beside each server, a spinner on each of its
 cores and a writer fsyncing a file in its data directory (``bench.noise``). ``--soak SECONDS`` measures that long and
-prints the memory per watcher sampled over it.
+prints the memory per watcher sampled over it; ``--connection-age SECONDS`` sets the server's
+``MAZZIERE_MAX_CONNECTION_AGE_MS`` (its grace left at the default), so a soak shows its watchers renewed.
 
 It prints both sides in one table (``bench.load_report``), the goal's lines, each PASS or MISS (1,000 tables with 4
 watchers each, a move every 2 s on each, the server on one core: push p99 at most 100 ms, the server tree at most
@@ -415,6 +417,8 @@ def _env(port: int, data: str, args: Args) -> dict[str, str]:
         "MAZZIERE_CALLER_READS_PER_SECOND": str(100 * (args.tables + args.timers)),
         "MAZZIERE_PROCESSES": str(args.processes),
     }
+    if args.connection_age:  # the grace left at the server's default
+        env["MAZZIERE_MAX_CONNECTION_AGE_MS"] = str(round(1000 * args.connection_age))
     return env
 
 
@@ -491,6 +495,7 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, Args]:
     parser.add_argument("--processes", type=int, default=1, help="the server's MAZZIERE_PROCESSES (1 to 64)")
     parser.add_argument("--noise", action="store_true", help="a spinner on the server's cores, an fsyncing writer")
     parser.add_argument("--soak", type=float, help="measure this long (10 to 3,600 s), memory sampled over it")
+    parser.add_argument("--connection-age", type=float, default=0.0, help="the server's connection age (seconds)")
     parser.add_argument(
         "--colyseus", action=argparse.BooleanOptionalAction,
         help="the Colyseus room server beside the host (default: when its packages are installed)",
@@ -505,12 +510,14 @@ def _parse(argv: list[str] | None) -> tuple[argparse.Namespace, Args]:
         parser.error("--timers must be 0 to 1,000, --processes 1 to 64")
     if ns.soak is not None and not 10 <= ns.soak <= 3600:
         parser.error("--soak must be 10 to 3,600 s")
+    if not (ns.connection_age == 0 or 10 <= ns.connection_age <= 3600):
+        parser.error("--connection-age must be 10 to 3,600 s")
     warmup = 2 * ns.interval if ns.warmup is None else min(max(ns.warmup, 0.0), 600.0)
     seconds = ns.seconds if ns.soak is None else ns.soak
     every = 0.0 if ns.soak is None else max(SOAK_SAMPLE_MIN, ns.soak / SOAK_SAMPLES)
     args = Args(
         ns.tables, ns.watchers, seconds, ns.interval, warmup, ns.game, ns.connections, ns.timers, ns.timer_turn,
-        ns.timer_bot, ns.processes, ns.noise, every,
+        ns.timer_bot, ns.processes, ns.noise, every, ns.connection_age,
     )  # fmt: skip
     return ns, args
 

@@ -29,6 +29,8 @@ class Args:
     noise: bool = False
     soak_every: float = 0.0
     """Seconds between two samples of the server tree's memory in the window (0: only at its end)."""
+    connection_age: float = 0.0
+    """The server's ``MAZZIERE_MAX_CONNECTION_AGE_MS``, in seconds (0: its default)."""
 
 
 @dataclass
