@@ -94,10 +94,10 @@ class Config:
     keepalive_timeout_ms: int = 20_000
     max_connection_age_ms: int = 300_000
     """gRPC connections are closed gracefully after this age (so clients spread over new replicas); a stream ends
-    by itself, for its client to resume it, within a random time between half and all of it."""
-    max_connection_age_grace_ms: int = 330_000
-    """The time a connection closed for its age gives the calls on it: at least the age and a heartbeat, so that
-    no stream (which ends within the age, at its next answer or heartbeat) is cut."""
+    by itself, for its client to resume it, a random time between one and one and a half ages after it opened."""
+    max_connection_age_grace_ms: int = 480_000
+    """The time a connection closed for its age gives the calls on it: at least one and a half ages and a
+    heartbeat, so that no stream (which ends within that, at its next answer or heartbeat) is cut."""
     tls_cert_file: str = ""
     tls_key_file: str = ""
     host_enabled: bool = True

@@ -88,12 +88,13 @@ def _unary(dispatcher: Dispatcher, method: Method) -> Callable[..., Any]:
 
 
 def stream_lifetime(config: Config) -> Callable[[], float]:
-    """A stream's lifetime (:attr:`Call.stream_lifetime`): a random time between half and all of the connection
-    age. A stream opened before its connection was told to close (at its age) then ends by itself within the grace
-    (at least the age and a heartbeat), so the grace never cuts one, and the streams of one connection end spread
-    over that time: their clients come back one by one, not all at once when it closes."""
+    """A stream's lifetime (:attr:`Call.stream_lifetime`): a random time between one and one and a half connection
+    ages. A stream opened before its connection was told to close (at its age) then ends by itself within the grace
+    (at least one and a half ages and a heartbeat), so the grace never cuts one, and the streams of one connection
+    end spread over half an age: their clients come back one by one, not all at once when it closes, and no more
+    often than a connection's age cut them."""
     age = config.max_connection_age_ms / 1000
-    return (lambda: 0.0) if age <= 0 else (lambda: random.uniform(age / 2, age))
+    return (lambda: 0.0) if age <= 0 else (lambda: random.uniform(age, 1.5 * age))
 
 
 def _stream(dispatcher: Dispatcher, method: Method, lifetime: Callable[[], float]) -> Callable[..., Any]:

@@ -238,8 +238,8 @@ def invites_of(opened: hpb.OpenTableResponse) -> dict[int, str]:
 def test_a_grpc_watch_whose_reader_takes_nothing_ends_within_its_connections_age(tmp_path: Path) -> None:
     """grpc.aio completes a write once gRPC holds it (the client's HTTP/2 window, which it grows to megabytes), so
     over gRPC the write limit finds only a reader whose window is full. What bounds any gRPC stream is its
-    connection's age: a Watch ends by itself within ``MAZZIERE_MAX_CONNECTION_AGE_MS`` (its lifetime), and past
-    the age and its grace the server closes the connection."""
+    connection's age: a Watch ends by itself within one and a half ``MAZZIERE_MAX_CONNECTION_AGE_MS`` (its
+    lifetime), and past the age and its grace the server closes the connection."""
     config = host_config(tmp_path, heartbeat_seconds=0.05, max_connection_age_ms=1_000, max_connection_age_grace_ms=500)
     hosted = start_host(config)
     try:
