@@ -77,7 +77,7 @@ async def measure(
         if not line.startswith(b'{"event":"listening"'):
             raise OSError(f"the Colyseus server did not start: {line[:200]!r}")
         window = Window(ServerTree(server.pid), every)
-        window.idle()
+        await window.idle()
         arguments = (port, rooms, clients, interval, warmup, seconds)
         generator = await asyncio.create_subprocess_exec(
             "node", str(HERE / "load.mjs"), *map(str, arguments), cwd=HERE, stdout=asyncio.subprocess.PIPE,

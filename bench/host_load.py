@@ -348,7 +348,7 @@ async def generate(args: Args, target: str, server_pid: int) -> Run:
     run = Run(args, tree=Window(ServerTree(server_pid), args.soak_every))
     await _ready(target)
     assert run.tree is not None
-    run.tree.idle()
+    await run.tree.idle()
     options = [("grpc.use_local_subchannel_pool", 1)]  # each channel its own connection
     channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(min(args.connections, args.tables))]
     stubs = [host_pb2_grpc.HostServiceStub(channel) for channel in channels]

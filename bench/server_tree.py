@@ -18,6 +18,9 @@ from pathlib import Path
 
 PROC = Path("/proc")
 TICKS = os.sysconf("SC_CLK_TCK")
+SETTLED, SETTLE_MOST = 1.0, 15.0
+"""The idle baseline waits until the tree's processes and memory have stayed the same this long, at most this
+long."""
 
 
 def descendants(root: int) -> list[int]:
@@ -97,9 +100,19 @@ class Window:
     _cpu0: float = 0.0
     _memory: asyncio.Task[None] | None = None
 
-    def idle(self) -> None:
-        """The baseline: the server started and answering, before any table or watcher."""
-        self.idle_bytes = self.tree.memory_bytes()
+    async def idle(self) -> None:
+        """The baseline: the server started and answering, before any table or watcher, once its processes and
+        their memory (within 2 %) have stayed the same for :data:`SETTLED` seconds (a server may start its worker
+        processes after it answers, and a baseline without them would count them as the watchers' memory), at most
+        :data:`SETTLE_MOST`."""
+        began = since = time.perf_counter()
+        seen = (self.tree.processes(), self.tree.memory_bytes())
+        while time.perf_counter() - since < SETTLED and time.perf_counter() - began < SETTLE_MOST:
+            await asyncio.sleep(0.1)
+            now = (self.tree.processes(), self.tree.memory_bytes())
+            if now[0] != seen[0] or abs(now[1] - seen[1]) > seen[1] / 50:
+                seen, since = now, time.perf_counter()
+        self.idle_bytes = seen[1]
 
     def begin(self) -> None:
         self._began, self._cpu0 = time.perf_counter(), self.tree.cpu_seconds()
