@@ -10,7 +10,7 @@ Run by hand (not in CI; all traffic to 127.0.0.1, every loop bounded in count an
     .venv/bin/python -m bench.host_load --tables 300 --noise                  # a spinner and an fsyncing neighbour
     .venv/bin/python -m bench.host_load --processes 2                         # MAZZIERE_PROCESSES=2
     .venv/bin/python -m bench.host_load --soak 600 --no-colyseus              # memory per watcher over 10 minutes
-    .venv/bin/python -m bench.host_load --tables 300 --soak 180 --connection-age 60   # watchers renewed each minute
+    .venv/bin/python -m bench.host_load --tables 300 --soak 180 --connection-age 60   # streams renewed every 60-90 s
 
 It starts ``mazziere serve`` (the embedded default: gRPC, the host, a SQLite store in a temporary data directory;
 REST and metrics off, call logs off, a turn time of a day so no timer plays; ``MAZZIERE_PROCESSES`` from
