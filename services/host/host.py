@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import math
 import time
 import uuid
 import weakref
@@ -355,12 +354,10 @@ class Host:
         watcher's capability is reissued, or ``lifetime`` seconds have passed (0: no limit) and nothing is waiting
         (the stream ends after its next answer or heartbeat; its client resumes it from that answer's seq)."""
         view = watcher.view
-        heartbeat = Heartbeat(queue, self.settings.heartbeat_seconds)
-        clock = asyncio.get_running_loop().time
-        ends = clock() + lifetime if lifetime > 0 else math.inf
+        heartbeat = Heartbeat(queue, self.settings.heartbeat_seconds, lifetime)
         try:
             while True:
-                if clock() >= ends and queue.empty():
+                if heartbeat.lived():
                     return
                 news = await queue.get()
                 if news is HEARTBEAT:

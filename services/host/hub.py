@@ -11,6 +11,7 @@ and a seat's quick reaction passes through to them, kept nowhere.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -44,18 +45,24 @@ class Heartbeat:
     took news) only notes the time; when the timer comes due it puts :data:`HEARTBEAT` in the queue if the watcher
     has taken nothing for ``seconds``, else sets itself ``seconds`` after the last news. A move costs each watcher
     one clock read, where a timer set and cancelled around each wait cost two of the loop's look-ups and a heap
-    entry."""
+    entry. It also keeps the stream's ``lifetime`` (0: none): :meth:`lived`."""
 
-    __slots__ = ("_handle", "_last", "_loop", "_queue", "_seconds")
+    __slots__ = ("_ends", "_handle", "_last", "_loop", "_queue", "_seconds")
 
-    def __init__(self, queue: asyncio.Queue[News], seconds: float) -> None:
+    def __init__(self, queue: asyncio.Queue[News], seconds: float, lifetime: float = 0.0) -> None:
         self._loop = asyncio.get_running_loop()
         self._queue, self._seconds = queue, seconds
         self._last = self._loop.time()
+        self._ends = self._last + lifetime if lifetime > 0 else math.inf
         self._handle = self._loop.call_at(self._last + seconds, self._due)
 
     def taken(self) -> None:
         self._last = self._loop.time()
+
+    def lived(self) -> bool:
+        """Whether the stream's lifetime is over and no news waits: the moment for it to end (a heartbeat comes
+        within ``seconds`` of the end, so an idle stream ends too)."""
+        return self._loop.time() >= self._ends and self._queue.empty()
 
     def _due(self) -> None:
         now = self._loop.time()
