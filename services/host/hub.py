@@ -45,7 +45,7 @@ class Heartbeat:
     took news) only notes the time; when the timer comes due it puts :data:`HEARTBEAT` in the queue if the watcher
     has taken nothing for ``seconds``, else sets itself ``seconds`` after the last news. A move costs each watcher
     one clock read, where a timer set and cancelled around each wait cost two of the loop's look-ups and a heap
-    entry. It also keeps the stream's ``lifetime`` (0: none): :meth:`lived`."""
+    entry. It also keeps the stream's ``lifetime`` (0: none): :meth:`lived`, which reads no clock of its own."""
 
     __slots__ = ("_ends", "_handle", "_last", "_loop", "_queue", "_seconds")
 
@@ -60,9 +60,10 @@ class Heartbeat:
         self._last = self._loop.time()
 
     def lived(self) -> bool:
-        """Whether the stream's lifetime is over and no news waits: the moment for it to end (a heartbeat comes
-        within ``seconds`` of the end, so an idle stream ends too)."""
-        return self._loop.time() >= self._ends and self._queue.empty()
+        """Whether the stream's lifetime was over when it last took news or was given a heartbeat, and no news
+        waits: the moment for it to end (a heartbeat comes within ``seconds`` of the end, so an idle stream ends
+        too)."""
+        return self._last >= self._ends and self._queue.empty()
 
     def _due(self) -> None:
         now = self._loop.time()

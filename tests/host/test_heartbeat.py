@@ -79,3 +79,26 @@ def test_a_heartbeat_waits_behind_news_already_queued() -> None:
         return queue.qsize()
 
     assert asyncio.run(run()) == 1  # the news not taken yet: no heartbeat ahead of or beside it
+
+
+def test_a_stream_has_lived_once_a_beat_or_news_past_its_lifetime_finds_its_queue_empty() -> None:
+    async def run() -> None:
+        queue = Timed()
+        beat = Heartbeat(queue, PERIOD, lifetime=2.5 * PERIOD)
+        began = asyncio.get_running_loop().time()
+        assert not beat.lived()
+        while not beat.lived():
+            assert await asyncio.wait_for(queue.get(), 5.0) is HEARTBEAT
+        assert queue.times[-1] - began >= 2.5 * PERIOD  # the beat that found it over came after its lifetime
+        beat.taken()
+        queue.put_nowait(HEARTBEAT)
+        assert not beat.lived()  # news waits: told first
+        await queue.get()
+        assert beat.lived()
+        beat.stop()
+        endless = Heartbeat(queue, PERIOD)
+        endless.taken()
+        assert not endless.lived()
+        endless.stop()
+
+    asyncio.run(run())
