@@ -40,7 +40,7 @@ from mazziere.services.core.forking import Child, machine_cores, run_forked
 from mazziere.services.core.logs import get_logger
 from mazziere.services.core.metrics import Metrics, new_registry, serve_registry
 from mazziere.services.core.observe import Observer
-from mazziere.services.grpc.server import GrpcServer
+from mazziere.services.grpc.server import GrpcServer, grace_cuts_streams
 from mazziere.services.host.capabilities import HEADER as CAPABILITY_HEADER
 from mazziere.services.host.capabilities import in_the_clear, invite_base
 from mazziere.services.host.host import HOST_SERVICE, Host
@@ -135,6 +135,15 @@ class App:
                 "capabilities in them, travel unencrypted; serve /play over TLS (docs/security.md, "
                 '"TLS for friends on the internet") and set an https:// MAZZIERE_PUBLIC_URL',
                 public_url=config.public_url,
+            )
+        if self.host is not None and grace_cuts_streams(config):
+            self.log.warning(
+                "CONNECTION_AGE_GRACE_SHORT",
+                message="MAZZIERE_MAX_CONNECTION_AGE_GRACE_MS is under one and a half MAZZIERE_MAX_CONNECTION_AGE_MS "
+                "and a heartbeat: a connection closed for its age cuts the Watch streams still open on it "
+                "(UNAVAILABLE, all at once) instead of letting them end one by one (docs/configuration.md)",
+                max_connection_age_ms=config.max_connection_age_ms,
+                max_connection_age_grace_ms=config.max_connection_age_grace_ms,
             )
         if not self.dispatcher.admission.tenants.required:
             self.log.info("anonymous_callers", message="no MAZZIERE_TENANTS: every caller shares one tenant's quotas")

@@ -97,6 +97,13 @@ def stream_lifetime(config: Config) -> Callable[[], float]:
     return (lambda: 0.0) if age <= 0 else (lambda: random.uniform(age, 1.5 * age))
 
 
+def grace_cuts_streams(config: Config) -> bool:
+    """Whether a connection closed for its age may cut a stream still open on it: its grace is shorter than the
+    longest lifetime (one and a half ages) and a heartbeat, the time a stream may take to end by itself."""
+    age = config.max_connection_age_ms
+    return age > 0 and config.max_connection_age_grace_ms < 1.5 * age + config.heartbeat_seconds * 1000
+
+
 def _stream(dispatcher: Dispatcher, method: Method, lifetime: Callable[[], float]) -> Callable[..., Any]:
     async def behavior(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         """Writes each answer with ``context.write`` (a coroutine, not a generator: the core does the writing)."""

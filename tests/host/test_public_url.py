@@ -53,7 +53,11 @@ def test_tls_or_a_local_address_is_not(url: str) -> None:
 
 
 def started_logs(data: Path, public_url: str) -> list[dict[str, object]]:
-    config = Config(data_dir=str(data), public_url=public_url, seal_keys=KEYS, metrics_port=0, port=0)
+    return logs_at_start(Config(data_dir=str(data), public_url=public_url, seal_keys=KEYS, metrics_port=0, port=0))
+
+
+def logs_at_start(config: Config) -> list[dict[str, object]]:
+    """What a hosting server process logs as it is built from ``config``."""
     with capture_logs() as logs:
         app = App(config, keyring=Keyring.parse(KEYS), hosting=True)
     assert app.host is not None

@@ -13,8 +13,9 @@ import grpc
 
 from mazziere.services.config import Config
 from mazziere.services.gen.mazziere.v1 import host_pb2 as hpb
-from mazziere.services.grpc.server import stream_lifetime
+from mazziere.services.grpc.server import grace_cuts_streams, stream_lifetime
 from tests.host.test_host import cap, host_config, open_trentuno, play_first, start_host
+from tests.host.test_public_url import logs_at_start
 
 AGE_MS = 1_000
 HEARTBEAT = 0.1
@@ -25,6 +26,22 @@ def test_a_streams_lifetime_is_between_one_and_one_and_a_half_connection_ages() 
     assert all(1.0 <= s <= 1.5 for s in lifetimes)
     assert min(lifetimes) < 1.1 and max(lifetimes) > 1.4  # spread over the range, not one value
     assert stream_lifetime(replace(Config(), max_connection_age_ms=0))() == 0
+
+
+def test_a_grace_shorter_than_a_lifetime_and_a_heartbeat_is_told_at_start(tmp_path: Path) -> None:
+    """The default grace and the deploy values never cut a stream; an operator's shorter grace is logged."""
+    assert not grace_cuts_streams(Config())
+    for age, grace in ((120_000, 210_000), (60_000, 120_000), (0, 0)):  # deploy/k8s, the chart's CI values, no age
+        assert not grace_cuts_streams(replace(Config(), max_connection_age_ms=age, max_connection_age_grace_ms=grace))
+    short = replace(Config(), max_connection_age_ms=AGE_MS, max_connection_age_grace_ms=int(1.5 * AGE_MS))
+    assert grace_cuts_streams(short)
+    warned = short_grace_told(replace(short, data_dir=str(tmp_path)))
+    assert len(warned) == 1 and warned[0]["max_connection_age_grace_ms"] == 1_500
+    assert not short_grace_told(Config(data_dir=str(tmp_path)))
+
+
+def short_grace_told(config: Config) -> list[dict[str, object]]:
+    return [line for line in logs_at_start(config) if line["event"] == "CONNECTION_AGE_GRACE_SHORT"]
 
 
 def test_a_watch_ends_within_its_lifetime_and_resumes_with_every_step_once(tmp_path: Path) -> None:
