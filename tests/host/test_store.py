@@ -99,6 +99,48 @@ async def test_a_move_at_the_tables_seq_applies_and_appends_and_a_stale_one_chan
     assert await store.steps("t1", "0", -1) == [(0, b"0@0"), (1, b"0@1")]
 
 
+async def test_a_step_is_kept_in_one_row_on_sqlite_and_one_row_an_audience_on_postgresql(backend: Backend) -> None:
+    """SQLite packs what each audience saw in the step's row; PostgreSQL, which replicas of several releases share
+    through a rolling deploy, keeps the rows every release reads."""
+    store = await backend.open()
+    await store.create(table(), step(0))
+    assert await advance(store, "t1", 1)
+    rows = backend.sql("SELECT seq, length(seen) FROM steps ORDER BY seq")
+    seen_rows = backend.sql("SELECT count(*) FROM seen")[0][0]
+    if backend.kind == "sqlite":
+        assert all(size > 0 for _, size in rows) and seen_rows == 0
+    else:
+        assert all(size == 0 for _, size in rows) and seen_rows == 2 * len(AUDIENCES)
+    for audience in AUDIENCES:
+        assert await store.steps("t1", audience, -1) == [(0, f"{audience}@0".encode()), (1, f"{audience}@1".encode())]
+
+
+async def test_steps_kept_one_row_an_audience_are_read_in_order_with_the_packed_ones(backend: Backend) -> None:
+    """A store of version 3 (one row an audience) goes on with packed steps on SQLite: a resume reads both, in
+    order, in pages, nothing lost or repeated."""
+    store = await backend.open()
+    await store.create(table(), step(0))
+    await store.aclose()
+    for seq in range(1, 6):  # as a host before version 4 wrote them
+        backend.sql(f"INSERT INTO steps (table_id, seq, action) VALUES ('t1', {seq}, 'a')")
+        for audience in AUDIENCES:
+            body = f"{audience}@{seq}".encode().hex()
+            backend.sql(f"INSERT INTO seen VALUES ('t1', '{audience}', {seq}, {_blob(backend, body)})")
+    backend.sql("UPDATE tables SET seq = 5 WHERE table_id = 't1'")
+    store = await backend.open()
+    for seq in range(6, 11):
+        assert await advance(store, "t1", seq)
+    everything = [(seq, f"0@{seq}".encode()) for seq in range(11)]
+    assert await store.steps("t1", "0", -1) == everything
+    for after in range(-1, 11):
+        for limit in (1, 3, 1000):
+            assert await store.steps("t1", "0", after, limit) == everything[after + 1 :][:limit]
+
+
+def _blob(backend: Backend, hex_digits: str) -> str:
+    return f"x'{hex_digits}'" if backend.kind == "sqlite" else f"'\\x{hex_digits}'::bytea"
+
+
 async def test_of_50_moves_at_one_seq_from_several_hosts_exactly_one_lands(backend: Backend) -> None:
     hosts = await backend.hosts(3)
     await hosts[0].create(table(), step(0))
@@ -125,6 +167,8 @@ async def test_steps_resume_after_any_seq_per_audience_losing_and_repeating_noth
     for after in range(-1, 14):
         assert await store.steps("t1", "0", after) == everything[after + 1 :]
     assert [seq for seq, _ in await store.steps("t1", "1", 3)] == [4, 6, 8, 10, 12]
+    assert [seq for seq, _ in await store.steps("t1", "1", -1, limit=2)] == [0, 2]  # a page counts its own steps
+    assert [seq for seq, _ in await store.steps("t1", "1", 2, limit=3)] == [4, 6, 8]
     assert await store.steps("t1", "7", -1) == []
     assert await store.steps("t2", SPECTATORS, -1) == [(0, b"spectators@0"), (1, b"spectators@1")]
 
@@ -241,7 +285,7 @@ async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> 
             *("lease_owner", "lease_until_ms", "closed", "created_ms", "updated_ms", "owner", "hosting"),
         ],
         "capabilities": ["table_id", "audience", "digest"],
-        "steps": ["table_id", "seq", "action"],
+        "steps": ["table_id", "seq", "action", "seen"],
         "seen": ["table_id", "audience", "seq", "body"],
         "presence": ["table_id", "seat", "seen_ms"],
     }
@@ -252,6 +296,7 @@ async def test_both_stores_keep_one_schema_and_its_version(backend: Backend) -> 
     [
         pytest.param(("DROP TABLE seen", "UPDATE schema_version SET version = 0"), id="version-0-missing-a-table"),
         pytest.param(("DROP TABLE seen", "DROP TABLE schema_version"), id="no-version"),
+        pytest.param(("ALTER TABLE steps DROP COLUMN seen", "UPDATE schema_version SET version = 3"), id="version-3"),
     ],
 )
 async def test_a_store_of_an_older_schema_migrates_forward_keeping_its_tables(

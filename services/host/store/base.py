@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The version of the schema this code writes; a store migrates forward to it when opened."""
 SPECTATORS = "spectators"
 """The audience of the spectators (and the owner); a seat's audience is its number as text."""

@@ -62,15 +62,16 @@ async def _migrate(conn: Connection, statement: schema.Migration) -> None:
     if isinstance(statement, schema.AddColumn):
         rows = await (await conn.execute(schema.COLUMNS["postgresql"], (statement.table,))).fetchall()
         if statement.column not in {row[0] for row in rows}:
-            await conn.execute(statement.sql)
+            await conn.execute(statement.sql(schema.POSTGRES))
         return
     await conn.execute(_SQL(statement))
 
 
 async def _append(conn: Connection, table_id: str, step: Step) -> None:
-    row, seen = schema.step_rows(table_id, step)
-    await conn.execute(SQL.insert_step, row)
-    if seen:
+    """The step's row and a row of what each audience saw: the form the replicas of every release read (they share
+    the database through a rolling deploy; the packed form, as the SQLite store writes it, is left empty)."""
+    await conn.execute(SQL.insert_step, schema.step_row(table_id, step, packed=False))
+    if seen := schema.seen_rows(table_id, step):
         async with conn.cursor() as cursor:
             await cursor.executemany(SQL.insert_seen, seen)
 

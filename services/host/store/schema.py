@@ -13,9 +13,13 @@ The tables:
 - ``presence``: when each seat's person was last at the table (a Watch held, or a call), keyed ``(table_id, seat)``
   (since version 3), so every replica counts who is present.
 - ``capabilities``: the digest of each audience's capability, keyed ``(table_id, audience)``.
-- ``steps``: the log, one row per applied step, keyed ``(table_id, seq)``: the action.
-- ``seen``: what each audience saw of each step, keyed ``(table_id, audience, seq)``, so Watch's resume reads one
-  audience's rows in order from the key alone.
+- ``steps``: the log, one row per applied step, keyed ``(table_id, seq)``: the action, and (since version 4, in
+  ``seen``) what each audience saw of it, every audience's update packed in one value (:func:`pack_seen`).
+- ``seen``: what each audience saw of each step, one row per audience, keyed ``(table_id, audience, seq)``, so
+  Watch's resume reads one audience's rows in order from the key alone. PostgreSQL writes and reads only this form
+  (its replicas of several releases share it through a rolling deploy: a move to the packed form takes a release
+  that reads both, then one that writes it). The SQLite store, kept by one host process of one release, writes the
+  packed form (a move is two rows, not seven) and reads both: a store of version 3 keeps its steps as they are.
 
 Removing a table removes its capabilities, steps and what was seen of them (foreign keys, ``ON DELETE CASCADE``).
 """
@@ -23,8 +27,9 @@ Removing a table removes its capabilities, steps and what was seen of them (fore
 from __future__ import annotations
 
 import json
+import struct
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,9 +64,8 @@ class AddColumn:
     column: str
     definition: str
 
-    @property
-    def sql(self) -> str:
-        return f"ALTER TABLE {self.table} ADD COLUMN {self.column} {self.definition}"
+    def sql(self, dialect: Dialect) -> str:
+        return dialect.sql(f"ALTER TABLE {self.table} ADD COLUMN {self.column} {self.definition}")
 
 
 Migration = str | AddColumn
@@ -123,6 +127,8 @@ MIGRATIONS: dict[int, tuple[Migration, ...]] = {
             PRIMARY KEY (table_id, seat)
         )""",
     ),
+    # Version 4: what each audience saw of a step, packed in the step's row (empty in the steps written before).
+    4: (AddColumn("steps", "seen", "{blob} NOT NULL DEFAULT ''"),),
 }
 """The statements that bring the schema from version ``n - 1`` to ``n``, by ``n``; a later version adds a key."""
 
@@ -171,8 +177,11 @@ UPSERT_CAPABILITY = (
     "INSERT INTO capabilities (table_id, audience, digest) SELECT table_id, %s, %s FROM tables WHERE table_id = %s "
     "ON CONFLICT (table_id, audience) DO UPDATE SET digest = excluded.digest"
 )
-INSERT_STEP = "INSERT INTO steps (table_id, seq, action) VALUES (%s, %s, %s)"
+INSERT_STEP = "INSERT INTO steps (table_id, seq, action, seen) VALUES (%s, %s, %s, %s)"
 INSERT_SEEN = "INSERT INTO seen (table_id, audience, seq, body) VALUES (%s, %s, %s, %s)"
+SELECT_PACKED = (
+    "SELECT seq, seen FROM steps WHERE table_id = %s AND seq > %s AND length(seen) > 0 ORDER BY seq LIMIT %s"
+)
 ADVANCE = (
     "UPDATE tables SET token = %s, seq = %s, due_ms = %s, lease_owner = '', lease_until_ms = 0, updated_ms = %s "
     "WHERE table_id = %s AND seq = %s AND NOT closed"
@@ -251,10 +260,54 @@ def table_record(row: Sequence[Any], capabilities: Iterable[Sequence[Any]]) -> T
     )
 
 
-def step_rows(table_id: str, step: Step) -> tuple[tuple[str, int, bytes], list[tuple[str, str, int, bytes]]]:
-    """The parameters of :data:`INSERT_STEP` and of each :data:`INSERT_SEEN` for ``step``."""
-    seen = [(table_id, audience, step.seq, body) for audience, body in step.seen.items()]
-    return (table_id, step.seq, step.action), seen
+def step_row(table_id: str, step: Step, *, packed: bool = True) -> tuple[str, int, bytes, bytes]:
+    """The parameters of :data:`INSERT_STEP` for ``step``: what each audience saw packed in it, or not."""
+    return table_id, step.seq, step.action, pack_seen(step.seen) if packed else b""
+
+
+def seen_rows(table_id: str, step: Step) -> list[tuple[str, str, int, bytes]]:
+    """The parameters of each :data:`INSERT_SEEN` for ``step`` (the form before version 4)."""
+    return [(table_id, audience, step.seq, body) for audience, body in step.seen.items()]
+
+
+_SIZES = struct.Struct(">HI")
+
+
+def pack_seen(seen: Mapping[str, bytes]) -> bytes:
+    """Every audience's update in one value: for each, the lengths of its name and update, then both."""
+    return b"".join(_SIZES.pack(len(name := a.encode()), len(body)) + name + body for a, body in seen.items())
+
+
+def unpack_seen(packed: bytes, audience: str) -> bytes | None:
+    """What ``audience`` saw, from :func:`pack_seen`'s value (None: that audience saw nothing of the step)."""
+    wanted, at = audience.encode(), 0
+    while at < len(packed):
+        name_size, body_size = _SIZES.unpack_from(packed, at)
+        at += _SIZES.size
+        name_end = at + name_size
+        if packed[at:name_end] == wanted:
+            return packed[name_end : name_end + body_size]
+        at = name_end + body_size
+    return None
+
+
+def audience_steps(rows: Sequence[Sequence[Any]], audience: str) -> list[tuple[int, bytes]]:
+    """``audience``'s updates in rows of :data:`SELECT_PACKED`."""
+    found = []
+    for seq, packed in rows:
+        body = unpack_seen(bytes(packed), audience)
+        if body is not None:
+            found.append((seq, body))
+    return found
+
+
+def first_steps(packed: list[tuple[int, bytes]], rows: Sequence[Sequence[Any]], limit: int) -> list[tuple[int, bytes]]:
+    """The first ``limit`` steps, in order, of an audience's updates found packed and its rows of :data:`SELECT_SEEN`
+    (a step in both forms once: the same update)."""
+    if not rows:
+        return packed[:limit]
+    by_seq = {seq: bytes(body) for seq, body in rows} | dict(packed)
+    return sorted(by_seq.items())[:limit]
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +333,7 @@ class Statements:
     set_hosting: str
     touch: str
     select_presence: str
+    select_packed: str
 
     @classmethod
     def of(cls, dialect: Dialect) -> Statements:
@@ -303,5 +357,6 @@ class Statements:
             SET_HOSTING,
             TOUCH,
             SELECT_PRESENCE,
+            SELECT_PACKED,
         )
         return cls(*(dialect.sql(text) for text in texts))

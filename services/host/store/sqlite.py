@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,22 +70,30 @@ def _migrate(db: sqlite3.Connection, statement: schema.Migration) -> None:
     if isinstance(statement, schema.AddColumn):
         columns = {row[0] for row in db.execute(schema.COLUMNS["sqlite"], (statement.table,))}
         if statement.column not in columns:
-            db.execute(statement.sql)
+            db.execute(statement.sql(schema.SQLITE))
         return
     db.execute(schema.SQLITE.sql(statement))
 
 
 def _append(db: sqlite3.Connection, table_id: str, step: Step) -> None:
-    row, seen = schema.step_rows(table_id, step)
-    db.execute(SQL.insert_step, row)
-    if seen:  # every audience's row in one statement: each statement is a hand-off of the interpreter's lock
-        db.execute(_insert_seen(len(seen)), [value for audience in seen for value in audience])
+    """The step's row, what every audience saw packed in it: one row where one per audience took five more (a
+    store one host process of one release keeps needs no rows in the older form)."""
+    db.execute(SQL.insert_step, schema.step_row(table_id, step))
 
 
-@cache
-def _insert_seen(rows: int) -> str:
-    """INSERT_SEEN for ``rows`` rows at once."""
-    return SQL.insert_seen + ", (?, ?, ?, ?)" * (rows - 1)
+def _steps(table_id: str, audience: str, after_seq: int, limit: int, db: sqlite3.Connection) -> list[tuple[int, bytes]]:
+    """``audience``'s first ``limit`` updates after ``after_seq``: from the steps' packed form, read a page of steps
+    at a time until enough have one for it, and from the rows of the steps written before it."""
+    packed: list[tuple[int, bytes]] = []
+    after = after_seq
+    while len(packed) < limit:
+        rows = db.execute(SQL.select_packed, (table_id, after, limit)).fetchall()
+        packed += schema.audience_steps(rows, audience)
+        if len(rows) < limit:
+            break
+        after = rows[-1][0]
+    older = db.execute(SQL.select_seen, (table_id, audience, after_seq, limit)).fetchall()
+    return schema.first_steps(packed, older, limit)
 
 
 class SqliteStore:
@@ -307,8 +315,7 @@ class SqliteStore:
         return landed
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
-        rows = await self._run(partial(self._read, SQL.select_seen, (table_id, audience, after_seq, limit)))
-        return [(seq, bytes(body)) for seq, body in rows]
+        return await self._run(partial(_steps, table_id, audience, after_seq, limit))
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
         await self._row_write(table_id, partial(self._write, SQL.upsert_capability, (audience, digest, table_id)))

@@ -19,6 +19,7 @@ from typing import Protocol
 from mazziere_client.v1 import host_pb2 as hpb
 from mazziere_client.v1 import table_pb2 as pb
 
+from mazziere.services.host.store.schema import unpack_seen
 from tests.host.conftest import Backend
 from tests.host.rolling.fleet import Process, Stop
 from tests.host.rolling.page import Streams
@@ -62,13 +63,22 @@ class Step:
 def read_record(store: Backend, table_id: str) -> list[Step]:
     """The table's steps as the store keeps them, in order."""
     rows = store.sql(
-        "SELECT s.seq, s.action, v.body FROM steps s JOIN seen v ON v.table_id = s.table_id AND v.seq = s.seq "
-        f"AND v.audience = 'spectators' WHERE s.table_id = '{table_id}' ORDER BY s.seq"
+        "SELECT s.seq, s.action, s.seen, v.body FROM steps s LEFT JOIN seen v ON v.table_id = s.table_id "
+        f"AND v.seq = s.seq AND v.audience = 'spectators' WHERE s.table_id = '{table_id}' ORDER BY s.seq"
     )
+    seen = [(seq, action, spectators(packed, body)) for seq, action, packed, body in rows]
     return [
-        Step(int(seq), pb.Action.FromString(bytes(action)), hpb.HostedUpdate.FromString(bytes(body)))
-        for seq, action, body in rows
+        Step(int(seq), pb.Action.FromString(bytes(action)), hpb.HostedUpdate.FromString(update))
+        for seq, action, update in seen
+        if update is not None
     ]
+
+
+def spectators(packed: bytes | str, body: bytes | None) -> bytes | None:
+    """What the spectators saw of a step: packed in its row (SQLite) or in a row of its own (PostgreSQL)."""
+    if packed:
+        return unpack_seen(bytes(packed), "spectators")
+    return None if body is None else bytes(body)
 
 
 @dataclass
