@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mazziere.services.core.call import Call
 
@@ -40,6 +41,7 @@ def parse_networks(text: str) -> tuple[IPNetwork, ...]:
     return tuple(networks)
 
 
+@lru_cache(maxsize=4096)  # a call's peer parsed once per connection's address, not at every call
 def address_of(text: str) -> IPAddress | None:
     """The address in a peer or a forwarding entry: ``1.2.3.4``, ``1.2.3.4:5678``, ``::1``, ``[::1]:5678``
     (IPv4-mapped IPv6 as its IPv4); None if it holds none (``unknown``, an obfuscated ``_node``)."""
