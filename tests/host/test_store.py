@@ -32,6 +32,7 @@ from mazziere.services.host.store import (
 )
 from mazziere.services.host.store.postgres import PostgresStore, read_notification
 from mazziere.services.host.store.records import Records
+from mazziere.services.host.store.schema import pack_seen
 from mazziere.services.host.store.siblings import Siblings
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
@@ -135,6 +136,29 @@ async def test_steps_kept_one_row_an_audience_are_read_in_order_with_the_packed_
     for after in range(-1, 11):
         for limit in (1, 3, 1000):
             assert await store.steps("t1", "0", after, limit) == everything[after + 1 :][:limit]
+
+
+async def test_steps_packed_in_their_row_are_read_by_either_store(backend: Backend) -> None:
+    """The SQLite store's form, and on PostgreSQL a later release's (this one reads it first: a rolling deploy's
+    expand step), read in order and in pages with the rows an audience, an audience missing from a step skipped."""
+    store = await backend.open()
+    await store.create(table(), step(0))
+    await store.aclose()
+    for seq in range(1, 9):  # seat 1 sees only even steps
+        seen = _blob(backend, pack_seen(step(seq, AUDIENCES if seq % 2 == 0 else (SPECTATORS, "0")).seen).hex())
+        backend.sql(f"INSERT INTO steps (table_id, seq, action, seen) VALUES ('t1', {seq}, 'a', {seen})")
+    backend.sql("UPDATE tables SET seq = 8 WHERE table_id = 't1'")
+    store = await backend.open()
+    assert await advance(store, "t1", 9)
+    assert await store.steps("t1", "0", -1) == [(seq, f"0@{seq}".encode()) for seq in range(10)]
+    assert [seq for seq, _ in await store.steps("t1", "1", -1)] == [0, 2, 4, 6, 8, 9]
+    for limit in (1, 2, 4):
+        pages, after = [], -1
+        while page := await store.steps("t1", "1", after, limit):
+            assert len(page) <= limit
+            pages += [seq for seq, _ in page]
+            after = page[-1][0]
+        assert pages == [0, 2, 4, 6, 8, 9]
 
 
 def _blob(backend: Backend, hex_digits: str) -> str:

@@ -68,8 +68,9 @@ async def _migrate(conn: Connection, statement: schema.Migration) -> None:
 
 
 async def _append(conn: Connection, table_id: str, step: Step) -> None:
-    """The step's row and a row of what each audience saw: the form the replicas of every release read (they share
-    the database through a rolling deploy; the packed form, as the SQLite store writes it, is left empty)."""
+    """The step's row and a row of what each audience saw: the form the replicas of the release before read (they
+    share the database through a rolling deploy). This release reads the packed form too, so the next may write it
+    (as the SQLite store does), the rolling deploy's expand step before its contract."""
     await conn.execute(SQL.insert_step, schema.step_row(table_id, step, packed=False))
     if seen := schema.seen_rows(table_id, step):
         async with conn.cursor() as cursor:
@@ -202,8 +203,16 @@ class PostgresStore:
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         async with self._transaction("steps") as conn:
-            rows = await (await conn.execute(SQL.select_seen, (table_id, audience, after_seq, limit))).fetchall()
-            return [(seq, bytes(body)) for seq, body in rows]
+            packed: list[tuple[int, bytes]] = []
+            after = after_seq
+            while len(packed) < limit:  # none yet: a later release writes the packed form (the SQLite store's)
+                rows = await (await conn.execute(SQL.select_packed, (table_id, after, limit))).fetchall()
+                packed += schema.audience_steps(rows, audience)
+                if len(rows) < limit:
+                    break
+                after = rows[-1][0]
+            older = await (await conn.execute(SQL.select_seen, (table_id, audience, after_seq, limit))).fetchall()
+            return schema.first_steps(packed, older, limit)
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:
         async with self._transaction("set_capability") as conn:

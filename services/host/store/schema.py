@@ -16,10 +16,10 @@ The tables:
 - ``steps``: the log, one row per applied step, keyed ``(table_id, seq)``: the action, and (since version 4, in
   ``seen``) what each audience saw of it, every audience's update packed in one value (:func:`pack_seen`).
 - ``seen``: what each audience saw of each step, one row per audience, keyed ``(table_id, audience, seq)``, so
-  Watch's resume reads one audience's rows in order from the key alone. PostgreSQL writes and reads only this form
-  (its replicas of several releases share it through a rolling deploy: a move to the packed form takes a release
-  that reads both, then one that writes it). The SQLite store, kept by one host process of one release, writes the
-  packed form (a move is two rows, not seven) and reads both: a store of version 3 keeps its steps as they are.
+  Watch's resume reads one audience's rows in order from the key alone. PostgreSQL writes this form (its replicas
+  of two releases share it through a rolling deploy) and reads both, so that a later release may write the packed
+  one. The SQLite store, kept by one host process of one release, writes the packed form (a move is two rows, not
+  seven) and reads both: a store of version 3 keeps its steps as they are.
 
 Removing a table removes its capabilities, steps and what was seen of them (foreign keys, ``ON DELETE CASCADE``).
 """
