@@ -16,7 +16,9 @@ Run by hand (a private cluster in a temporary folder, on 127.0.0.1, removed at t
 2. Throughput: ``pgbench`` runs a script of the same statements (``bench/pg_move.sql``) from ``--clients`` connections
    for ``--seconds`` on random tables, and its transactions per second are moves per second (its clients share
    this machine's cores with the server: a floor for the server alone); the server's CPU over the run (its
-   process tree, ``bench.server_tree``) gives its CPU per move, so the moves one core of PostgreSQL holds.
+   process tree, ``bench.server_tree``) gives its CPU per move, so the moves one core of PostgreSQL holds. Then the
+   same with the step's audiences packed in its row (``bench/pg_move_packed.sql``: the SQLite store's form, which
+   the PostgreSQL store reads and a later release may write), and the ratio of the two CPU figures.
 
 The bytes of a move are those measured on a host's store (:data:`TOKEN_BYTES`, :data:`SEEN_BYTES`).
 """
@@ -56,6 +58,8 @@ FLUSH_SECONDS = 1.0
 """Time for the backends of closed connections to report their statistics."""
 SCRIPT = Path(__file__).resolve().parent / "pg_move.sql"
 """One move in pgbench's language."""
+PACKED_SCRIPT = SCRIPT.with_name("pg_move_packed.sql")
+"""The same move with what the audiences saw packed in the step's row (the SQLite store's form), one insert for six."""
 
 
 @dataclass(frozen=True)
@@ -224,10 +228,11 @@ def _has_statements(conn: psycopg.Connection[tuple[object, ...]]) -> bool:
     return True
 
 
-def throughput(found: Cluster, tables: int, clients: int, seconds: float) -> None:
-    """``pgbench`` running :data:`SCRIPT` from ``clients`` connections for ``seconds``; prints its moves/s."""
-    path = found.home / SCRIPT.name
-    shutil.copyfile(SCRIPT, path)
+def throughput(found: Cluster, tables: int, clients: int, seconds: float, script: Path = SCRIPT) -> float:
+    """``pgbench`` running ``script`` from ``clients`` connections for ``seconds``; prints its moves/s, and returns
+    PostgreSQL's CPU seconds a move."""
+    path = found.home / script.name
+    shutil.copyfile(script, path)
     if found.as_user:
         shutil.chown(path, "postgres")
     command = (
@@ -243,13 +248,14 @@ def throughput(found: Cluster, tables: int, clients: int, seconds: float) -> Non
     tps = re.search(r"tps = ([\d.]+)", out)
     latency = re.search(r"latency average = ([\d.]+) ms", out)
     failed = re.search(r"number of failed transactions: (\d+)", out)
-    print(f"\npgbench, {clients} connections, {seconds:g} s, one move a transaction of the script:")
+    print(f"\npgbench, {clients} connections, {seconds:g} s, one move a transaction of {script.name}:")
     rate = float(tps.group(1)) if tps else float("nan")
     print(f"  moves per second: {rate:,.0f}")
     print(f"  PostgreSQL's CPU (every backend and helper): {100 * cpu / seconds:.0f} % of one core, ", end="")
     print(f"{1000 * cpu / (rate * seconds):.2f} ms per move, so {rate * seconds / cpu:,.0f} moves/s per core")
     print(f"  latency of a move, mean: {float(latency.group(1)) if latency else float('nan'):.2f} ms")
     print(f"  failed: {failed.group(1) if failed else '?'}")
+    return cpu / (rate * seconds)
 
 
 def _settings(url: str) -> str:
@@ -276,7 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"store: {ns.tables:,} tables of {SEATS} seats; token {TOKEN_BYTES} B, {len(AUDIENCES)} audiences "
                   f"× {SEEN_BYTES} B seen per step")  # fmt: skip  # noqa: RUF001
             count(found.url, ns.tables, ns.moves)
-            throughput(found, ns.tables, ns.clients, ns.seconds)
+            rows = throughput(found, ns.tables, ns.clients, ns.seconds)
+            packed = throughput(found, ns.tables, ns.clients, ns.seconds, PACKED_SCRIPT)
+            print(f"\nPostgreSQL's CPU a move, packed against a row an audience: {packed / rows:.2f} x")
     except (OSError, KeyError, psycopg.Error) as exc:
         print(f"pg_moves: {exc}")
         return 1
