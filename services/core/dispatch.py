@@ -242,7 +242,7 @@ class Dispatcher:
             raise ServiceError(code, "", "internal error") from None
         finally:
             if limits is not None:
-                limits.left.set()
+                limits.left = True
             self._finish(method, call, code, reason, start, rid)
             if span is not None:
                 span.end(code, reason, self.observer.game_label(call.game))
@@ -462,7 +462,7 @@ class Dispatcher:
         try:
             return await waiter
         except asyncio.CancelledError:
-            limits.left.set()
+            limits.left = True
             if self.closing.is_set():
                 raise _shutting_down() from None
             raise
@@ -566,21 +566,22 @@ class _Limits:
         margin = 0.0 if timeout is None else min(STOP_MARGIN, timeout / 5)
         self.stop_at = None if self.deadline is None else self.deadline - margin
         self.budget_seconds = budget
-        self.left = threading.Event()
+        self.left = False
+        """Set (on the loop) once the call is over or its caller left; read by the work's threads."""
         call.time_remaining = self.remaining
         call.stop = self.stop
 
     def remaining(self) -> float | None:
-        if self.left.is_set():
+        if self.left:
             return 0.0
         return None if self.deadline is None else self.deadline - time.monotonic()
 
     def stop(self) -> bool:
-        return self.left.is_set() or (self.stop_at is not None and time.monotonic() >= self.stop_at)
+        return self.left or (self.stop_at is not None and time.monotonic() >= self.stop_at)
 
     def budget(self, error: ServiceError) -> ServiceError:
         """Work cut short while its caller still waits was cut by the server's budget, not the caller's deadline."""
-        if error.code != grpc.StatusCode.DEADLINE_EXCEEDED or self.budget_seconds is None or self.left.is_set():
+        if error.code != grpc.StatusCode.DEADLINE_EXCEEDED or self.budget_seconds is None or self.left:
             return error
         if self.caller_deadline is not None and time.monotonic() >= self.caller_deadline:
             return error
