@@ -16,9 +16,10 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from mazziere.services.host.store import (
@@ -29,10 +30,10 @@ from mazziere.services.host.store import (
     StoreError,
     TableRecord,
     open_store,
+    schema,
 )
 from mazziere.services.host.store.postgres import PostgresStore, read_notification
 from mazziere.services.host.store.records import Records
-from mazziere.services.host.store.schema import pack_seen
 from mazziere.services.host.store.siblings import Siblings
 from mazziere.services.host.store.sqlite import SqliteStore
 from tests.host.conftest import Backend
@@ -145,7 +146,7 @@ async def test_steps_packed_in_their_row_are_read_by_either_store(backend: Backe
     await store.create(table(), step(0))
     await store.aclose()
     for seq in range(1, 9):  # seat 1 sees only even steps
-        seen = _blob(backend, pack_seen(step(seq, AUDIENCES if seq % 2 == 0 else (SPECTATORS, "0")).seen).hex())
+        seen = _blob(backend, schema.pack_seen(step(seq, AUDIENCES if seq % 2 == 0 else (SPECTATORS, "0")).seen).hex())
         backend.sql(f"INSERT INTO steps (table_id, seq, action, seen) VALUES ('t1', {seq}, 'a', {seen})")
     backend.sql("UPDATE tables SET seq = 8 WHERE table_id = 't1'")
     store = await backend.open()
@@ -159,6 +160,35 @@ async def test_steps_packed_in_their_row_are_read_by_either_store(backend: Backe
             pages += [seq for seq, _ in page]
             after = page[-1][0]
         assert pages == [0, 2, 4, 6, 8, 9]
+
+
+async def test_postgresql_reads_both_forms_of_the_steps_from_one_snapshot(
+    postgres: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During a rolling deploy a replica writing the packed form and one writing the rows may commit steps 4 and 5
+    between a reader's two reads: it sees both or neither, never 5 without 4 (its watcher would miss 4)."""
+    store = await postgres.open()
+    await store.create(table(), step(0))
+    for seq in range(1, 4):
+        assert await advance(store, "t1", seq)
+    read_packed = schema.audience_steps
+
+    def steps_committed_meanwhile(rows: Sequence[Sequence[object]], audience: str) -> list[tuple[int, bytes]]:
+        monkeypatch.setattr(schema, "audience_steps", read_packed)
+        with psycopg.connect(postgres.url, autocommit=True) as conn:
+            conn.execute("UPDATE tables SET seq = 5 WHERE table_id = 't1'")
+            conn.execute(
+                "INSERT INTO steps (table_id, seq, action, seen) VALUES ('t1', 4, 'a', %s)",
+                (schema.pack_seen(step(4).seen),),
+            )
+            conn.execute("INSERT INTO steps (table_id, seq, action) VALUES ('t1', 5, 'a')")
+            for audience_of_5, body in step(5).seen.items():
+                conn.execute("INSERT INTO seen VALUES ('t1', %s, 5, %s)", (audience_of_5, body))
+        return read_packed(rows, audience)
+
+    monkeypatch.setattr(schema, "audience_steps", steps_committed_meanwhile)
+    assert [seq for seq, _ in await store.steps("t1", "0", 3)] == []
+    assert [seq for seq, _ in await store.steps("t1", "0", 3)] == [4, 5]
 
 
 def _blob(backend: Backend, hex_digits: str) -> str:

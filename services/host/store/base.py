@@ -96,7 +96,8 @@ class Store(Protocol):
         ...
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
-        """What ``audience`` saw of each step after ``after_seq``, in order, at most ``limit``."""
+        """What ``audience`` saw of the steps after ``after_seq``, in order: the first ``limit`` steps that show it
+        something (a page shorter than ``limit`` is the last)."""
         ...
 
     async def set_capability(self, table_id: str, audience: str, digest: bytes) -> None:

@@ -203,6 +203,8 @@ class PostgresStore:
 
     async def steps(self, table_id: str, audience: str, after_seq: int, limit: int = 1000) -> list[tuple[int, bytes]]:
         async with self._transaction("steps") as conn:
+            # Both forms from one snapshot: a step of either committed between two reads would leave a gap.
+            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             packed: list[tuple[int, bytes]] = []
             after = after_seq
             while len(packed) < limit:  # none yet: a later release writes the packed form (the SQLite store's)
