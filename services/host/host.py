@@ -288,6 +288,9 @@ class Host:
             record = await self._arrive(record, seat)
         await self._stored(self.attendance.watched(record))
         with self._watching(record, seat) as queue:
+            # Read again once listening: a step made since the first read (another caller's) is in this read or
+            # in the queue, never between them.
+            record = await self._record(record.table_id, call)
             if self.hub.revocations != revocations:  # a capability was reissued while this stream was opening
                 await self._still_valid(record.table_id, watcher)
             last = request.after_seq

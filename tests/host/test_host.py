@@ -368,6 +368,33 @@ def test_watch_pushes_each_move_and_resumes_with_nothing_lost_or_repeated(hosted
     assert seqs == list(range(1, seq_now + 1)), seqs  # every step once, in order, across the reconnect
 
 
+def test_a_step_made_while_a_watch_opens_reaches_it(hosted: Hosted, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move lands after the Watch read the table and before it would have listened (another caller's, or the
+    sitting move a person's arrival makes): the watcher gets it at once, not at the table's next move."""
+    opened = open_trentuno(hosted.stub)
+    before = table_of(hosted.stub, opened, opened.spectators.capability).update.seq
+    attendance = hosted.host.attendance
+    watched = attendance.watched
+
+    async def a_move_first(record: Any) -> None:
+        monkeypatch.setattr(attendance, "watched", watched)
+        await asyncio.to_thread(play_first, hosted.stub, opened)
+        await watched(record)
+
+    monkeypatch.setattr(attendance, "watched", a_move_first)
+    watch = hosted.stub.Watch(
+        hpb.WatchRequest(table_id=opened.table_id), metadata=cap(opened.spectators.capability), timeout=20
+    )
+    seqs = []
+    for message in watch:  # every step the table has, before its first heartbeat (the table is idle after)
+        if message.heartbeat:
+            break
+        if message.HasField("update"):
+            seqs.append(message.update.seq)
+    watch.cancel()
+    assert seqs[-1] == before + 1, seqs
+
+
 def test_watchers_see_who_is_connected(hosted: Hosted) -> None:
     opened = open_trentuno(hosted.stub)
     keys = invites(opened)
