@@ -369,8 +369,8 @@ def test_watch_pushes_each_move_and_resumes_with_nothing_lost_or_repeated(hosted
 
 
 def test_a_step_made_while_a_watch_opens_reaches_it(hosted: Hosted, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A move lands after the Watch read the table and before it would have listened (another caller's, or the
-    sitting move a person's arrival makes): the watcher gets it at once, not at the table's next move."""
+    """A move lands after the Watch first read the table and before it listens (another caller's move, such as the
+    sitting move another look at the table made): the watcher gets it at once, not at the table's next move."""
     opened = open_trentuno(hosted.stub)
     before = table_of(hosted.stub, opened, opened.spectators.capability).update.seq
     attendance = hosted.host.attendance
